@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# memcg_stock: user entry points.  The module itself is described in Kbuild.
+#
+#   make             build memcg_stock.ko against KDIR (default: running kernel)
+#   make deps        install the Debian packages the rig needs (idempotent)
+#   make kunit       KUnit suites under UML built from Debian's newest linux-source-7.*
+#   make vmtest      selftests (+KUnit) on Debian 6.12 generic/RT and our 6.12 debug kernels
+#   make compile-6.1 compile check against bookworm's 6.1 headers
+#   make check       all of the above (what .ci/run runs)
+#   make bench       stress + A/B benchmark on the default test kernel
+#   make clean
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+MCS_CACHE ?= $(HOME)/.cache/memcg_stock
+export MCS_CACHE
+
+.PHONY: all modules deps kunit vmtest compile-6.1 check bench clean
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+deps:
+	scripts/deps.sh
+
+kunit: deps
+	scripts/kunit-uml.sh
+
+vmtest: deps
+	scripts/vmtest.sh
+
+compile-6.1: deps
+	scripts/compile-check.sh
+
+check: deps
+	scripts/kunit-uml.sh
+	scripts/vmtest.sh
+	scripts/compile-check.sh
+	@echo "make check: all passed"
+
+bench: deps
+	scripts/bench.sh
+
+clean:
+	rm -rf .out
+	rm -f *.o *.ko *.mod *.mod.c *.mod.o .*.cmd modules.order Module.symvers \
+	      kunit/*.o kunit/.*.cmd selftests/*.o

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - everything that differs between the kernels memcg_stock
+ * builds on (6.1 .. 7.x, generic and PREEMPT_RT).  This is the only file
+ * allowed to test kernel versions or features; the logic files are written
+ * against the 7.x API and this header fills in what older kernels lack.
+ *
+ * local_trylock_t (native since 6.15, detected by INIT_LOCAL_TRYLOCK):
+ *
+ * !PREEMPT_RT: a local_lock_t (lockdep map + owner, empty without lockdep)
+ * followed by a per-CPU "acquired" byte.  Every acquisition, blocking or
+ * try, sets the byte and every release clears it, so an interrupt (or NMI)
+ * arriving while a task holds the lock - even through the blocking
+ * local_lock() - sees the lock busy and takes its fallback path instead of
+ * entering the critical section a second time.  Preemption is disabled
+ * before this_cpu_ptr() is evaluated.  The lockdep release comes before the
+ * byte is cleared: an interrupt squeezed in between would otherwise take
+ * the lock while lockdep still records the task as owner.  Try acquisitions
+ * are annotated as such, which keeps hardirq trylocks legal for lockdep's
+ * wait-type checks.
+ *
+ * PREEMPT_RT: local_lock_t is a per-CPU sleeping spinlock.  A trylock from
+ * hardirq or NMI context always fails (the rtmutex slow path would take its
+ * raw wait_lock, and PI makes a pure trylock unsound there); elsewhere it is
+ * migrate_disable() followed by spin_trylock() on this CPU's instance.
+ * Interrupts are never disabled.
+ */
+#ifndef MEMCG_STOCK_COMPAT_H
+#define MEMCG_STOCK_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/local_lock.h>
+#include <linux/lockdep.h>
+#include <linux/preempt.h>
+#include <linux/hrtimer.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+
+#ifndef INIT_LOCAL_TRYLOCK
+#define MCS_COMPAT_LOCAL_TRYLOCK 1
+
+#ifndef CONFIG_PREEMPT_RT
+
+typedef struct {
+	local_lock_t	llock;
+	u8		acquired;
+} local_trylock_t;
+
+#define INIT_LOCAL_TRYLOCK(lockname)	{ .llock = INIT_LOCAL_LOCK(lockname) }
+
+#define local_trylock_init(l)					\
+	do {							\
+		local_lock_init(&(l)->llock);			\
+		(l)->acquired = 0;				\
+	} while (0)
+
+static __always_inline void mcs_compat_trylock_acquire(local_trylock_t *l)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	lock_map_acquire_try(&l->llock.dep_map);
+	DEBUG_LOCKS_WARN_ON(l->llock.owner);
+	l->llock.owner = current;
+#endif
+}
+
+static __always_inline bool mcs_compat_trylock(local_trylock_t __percpu *lock)
+{
+	local_trylock_t *l;
+
+	preempt_disable();
+	l = this_cpu_ptr(lock);
+	if (READ_ONCE(l->acquired)) {
+		preempt_enable();
+		return false;
+	}
+	WRITE_ONCE(l->acquired, 1);
+	barrier();
+	mcs_compat_trylock_acquire(l);
+	return true;
+}
+
+/* Blocking acquisition: task context only, never on an IRQ-reachable path. */
+static __always_inline void mcs_compat_lock(local_trylock_t __percpu *lock)
+{
+	local_trylock_t *l;
+
+	preempt_disable();
+	l = this_cpu_ptr(lock);
+	lockdep_assert(!READ_ONCE(l->acquired));
+	WRITE_ONCE(l->acquired, 1);
+	barrier();
+	local_lock_acquire(&l->llock);
+}
+
+static __always_inline void mcs_compat_unlock(local_trylock_t __percpu *lock)
+{
+	local_trylock_t *l = this_cpu_ptr(lock);
+
+	local_lock_release(&l->llock);
+	barrier();
+	lockdep_assert(READ_ONCE(l->acquired));
+	WRITE_ONCE(l->acquired, 0);
+	preempt_enable();
+}
+
+#define local_trylock(lock)	mcs_compat_trylock(lock)
+
+/*
+ * local_lock()/local_unlock() keep working on a plain local_lock_t and
+ * gain the acquired-byte protocol on a local_trylock_t.
+ */
+#undef local_lock
+#define local_lock(lock)						\
+	do {								\
+		if (__same_type(*(lock), local_trylock_t))		\
+			mcs_compat_lock((local_trylock_t __percpu *)(lock)); \
+		else							\
+			__local_lock((local_lock_t __percpu *)(lock));	\
+	} while (0)
+
+#undef local_unlock
+#define local_unlock(lock)						\
+	do {								\
+		if (__same_type(*(lock), local_trylock_t))		\
+			mcs_compat_unlock((local_trylock_t __percpu *)(lock)); \
+		else							\
+			__local_unlock((local_lock_t __percpu *)(lock)); \
+	} while (0)
+
+#else /* CONFIG_PREEMPT_RT */
+
+typedef local_lock_t local_trylock_t;
+
+#define INIT_LOCAL_TRYLOCK(lockname)	INIT_LOCAL_LOCK(lockname)
+#define local_trylock_init(l)		local_lock_init(l)
+
+static __always_inline bool mcs_compat_trylock(local_trylock_t __percpu *lock)
+{
+	if (in_nmi() || in_hardirq())
+		return false;
+	migrate_disable();
+	if (!spin_trylock(this_cpu_ptr(lock))) {
+		migrate_enable();
+		return false;
+	}
+	return true;
+}
+
+#define local_trylock(lock)	mcs_compat_trylock(lock)
+
+#endif /* CONFIG_PREEMPT_RT */
+#endif /* !INIT_LOCAL_TRYLOCK */
+
+/* hrtimer_setup() replaced hrtimer_init() + ->function in 6.13. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define mcs_hrtimer_setup(timer, fn, clock, mode)	\
+	hrtimer_setup(timer, fn, clock, mode)
+#else
+static inline void mcs_hrtimer_setup(struct hrtimer *timer,
+				     enum hrtimer_restart (*fn)(struct hrtimer *),
+				     clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+}
+#endif
+
+/* SLAB_NO_MERGE appeared in 6.5; older kernels merge on name-less caches only. */
+#ifndef SLAB_NO_MERGE
+#define SLAB_NO_MERGE	0
+#endif
+
+#endif /* MEMCG_STOCK_COMPAT_H */

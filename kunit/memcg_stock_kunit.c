@@ -1,0 +1,738 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites for the per-CPU memcg stock (DESIGN rules 1, 2, 3, 5, 6, 7,
+ * 8) and the dedicated kmem_caches.  White-box: they look into the stock
+ * through mcs_internal.h.
+ *
+ * Cases that reason about "this CPU's stock" run with migration disabled
+ * and charge with GFP_NOWAIT, so nothing in them sleeps.
+ */
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "../mcs_internal.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static void memcg_release_action(void *arg)
+{
+	struct mcs_memcg *memcg = arg;
+
+	mcs_memcg_offline(memcg);
+	mcs_memcg_put(memcg);
+}
+
+/* A memcg released (offline + put) when the case ends, pass or fail. */
+static struct mcs_memcg *test_memcg(struct kunit *test, struct mcs_memcg *parent)
+{
+	struct mcs_memcg *memcg = mcs_memcg_create(parent, test->name);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(memcg));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, memcg_release_action,
+							 memcg), 0);
+	return memcg;
+}
+
+/* Pages @memcg holds in @stock, or -1 if it has no slot. */
+static int slot_pages(struct mcs_memcg_stock *stock, struct mcs_memcg *memcg)
+{
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		if (READ_ONCE(stock->cached[i]) == memcg)
+			return READ_ONCE(stock->nr_pages[i]);
+	return -1;
+}
+
+static int nr_slots_of(struct mcs_memcg_stock *stock, struct mcs_memcg *memcg)
+{
+	int i, n = 0;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		n += READ_ONCE(stock->cached[i]) == memcg;
+	return n;
+}
+
+static unsigned long event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
+{
+	struct mcs_memcg_stat stat;
+
+	mcs_memcg_stat(memcg, &stat);
+	return stat.events[ev];
+}
+
+struct stock_ctx {
+	long underflows;
+	long alive;
+};
+
+/*
+ * Registered first, so it runs last, after the case's own cleanup actions:
+ * everything the case created must be gone and nothing may have underflowed.
+ */
+static void stock_test_check(void *arg)
+{
+	struct kunit *test = arg;
+	struct stock_ctx *ctx = test->priv;
+
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, mcs_page_counter_underflows(), ctx->underflows);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), ctx->alive);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
+}
+
+static int stock_test_init(struct kunit *test)
+{
+	struct stock_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	/* start every case from empty stocks */
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	ctx->underflows = mcs_page_counter_underflows();
+	ctx->alive = mcs_memcg_nr_alive();
+	test->priv = ctx;
+	return kunit_add_action(test, stock_test_check, test);
+}
+
+/* ---- rule 2: hits, misses, batching, bounds ----------------------------- */
+
+static void stock_miss_then_hit(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg_stock *stock;
+
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_MISS), 1UL);
+	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_HIT), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)MCS_CHARGE_BATCH);
+	KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg), MCS_CHARGE_BATCH - 1);
+
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 5), 0);
+	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_HIT), 1UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)MCS_CHARGE_BATCH);
+	KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg), MCS_CHARGE_BATCH - 6);
+
+	/* a request bigger than the slot holds is a miss, not a partial hit */
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, MCS_CHARGE_BATCH - 5), 0);
+	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_MISS), 2UL);
+	mcs_uncharge_pages(memcg, 6 + MCS_CHARGE_BATCH - 5);
+	KUNIT_EXPECT_LE(test, slot_pages(stock, memcg), (int)MCS_CHARGE_BATCH);
+	migrate_enable();
+}
+
+static const unsigned int batch_sizes[] = { 1, 2, 7, 32, 63, 64 };
+
+static void batch_size_desc(const unsigned int *n, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "nr_pages=%u", *n);
+}
+KUNIT_ARRAY_PARAM(batch_size, batch_sizes, batch_size_desc);
+
+/* rule 2 / invariant 8: the surplus of a batch lands in exactly one slot */
+static void stock_batch_surplus_one_slot(struct kunit *test)
+{
+	unsigned int n = *(const unsigned int *)test->param_value;
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg_stock *stock;
+	int cpu, others = 0;
+
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, n), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)MCS_CHARGE_BATCH);
+	if (n < MCS_CHARGE_BATCH) {
+		KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 1);
+		KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg), (int)(MCS_CHARGE_BATCH - n));
+	} else {
+		KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 0);
+	}
+	for_each_possible_cpu(cpu)
+		if (cpu != smp_processor_id())
+			others += nr_slots_of(per_cpu_ptr(&mcs_memcg_stock, cpu), memcg);
+	KUNIT_EXPECT_EQ(test, others, 0);
+	mcs_uncharge_pages(memcg, n);
+	migrate_enable();
+}
+
+/* a caller that must not spin gets the exact charge and no stock refill */
+static void stock_nospin_exact_charge(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, 0, 3), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 3UL);
+	KUNIT_EXPECT_EQ(test, nr_slots_of(this_cpu_ptr(&mcs_memcg_stock), memcg), 0);
+	mcs_uncharge_pages(memcg, 3);
+	migrate_enable();
+}
+
+static void stock_over_batch_bypass(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg_stock *stock;
+
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, MCS_CHARGE_BATCH + 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), MCS_CHARGE_BATCH + 1UL);
+	KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 0);
+	mcs_uncharge_pages(memcg, MCS_CHARGE_BATCH + 1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 0);
+	migrate_enable();
+}
+
+/* a refill that takes a slot over the batch drains the whole slot */
+static void stock_overflow_drains_slot(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg_stock *stock;
+
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 1), 0);	/* slot 63 */
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 64), 0);	/* miss */
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 128UL);
+	mcs_uncharge_pages(memcg, 64);		/* 63 + 64 > 64 */
+	KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 1UL);
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+	mcs_uncharge_pages(memcg, 1);
+	migrate_enable();
+}
+
+/* the eighth memcg evicts round-robin and the victim's pages go back */
+static void stock_eviction_round_robin(struct kunit *test)
+{
+	struct mcs_memcg *memcg[NR_MEMCG_STOCK + 2];
+	struct mcs_memcg_stock *stock;
+	int i, k, victim;
+
+	for (i = 0; i < ARRAY_SIZE(memcg); i++)
+		memcg[i] = test_memcg(test, NULL);
+
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg[i], GFP_NOWAIT, 1), 0);
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg[i]), MCS_CHARGE_BATCH - 1);
+
+	for (k = NR_MEMCG_STOCK; k < ARRAY_SIZE(memcg); k++) {
+		victim = stock->drain_idx;
+		KUNIT_ASSERT_LT(test, victim, NR_MEMCG_STOCK);
+		KUNIT_ASSERT_NOT_NULL(test, stock->cached[victim]);
+		/* find which memcg sits in the victim slot */
+		for (i = 0; i < k; i++)
+			if (stock->cached[victim] == memcg[i])
+				break;
+		KUNIT_ASSERT_LT(test, i, k);
+
+		KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg[k], GFP_NOWAIT, 1), 0);
+		KUNIT_EXPECT_PTR_EQ(test, stock->cached[victim], memcg[k]);
+		KUNIT_EXPECT_EQ(test, (int)stock->drain_idx, (victim + 1) % NR_MEMCG_STOCK);
+		/* the victim's 63 stocked pages went back to the counters */
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[i]), 1UL);
+		KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg[i]), 0);
+		KUNIT_EXPECT_EQ(test, refcount_read(&memcg[i]->refcnt), 1U);
+	}
+	for (i = 0; i < ARRAY_SIZE(memcg); i++) {
+		KUNIT_EXPECT_LE(test, nr_slots_of(stock, memcg[i]), 1);
+		mcs_uncharge_pages(memcg[i], 1);
+	}
+	migrate_enable();
+}
+
+/* the root is never charged and never cached */
+static void stock_root_never_cached(struct kunit *test)
+{
+	struct mcs_memcg *root = mcs_root_memcg();
+
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(root, GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 0UL);
+	KUNIT_EXPECT_EQ(test, nr_slots_of(this_cpu_ptr(&mcs_memcg_stock), root), 0);
+	mcs_uncharge_pages(root, 1);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 0UL);
+}
+
+/* ---- rule 5 and 8: trylock failure, no IRQ disabling -------------------- */
+
+static void stock_trylock_held_falls_back(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg_stock *stock;
+	bool irqs_off;
+
+	KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_memcg_stock.lock));
+	/* taking the stock lock leaves interrupts on */
+	irqs_off = irqs_disabled();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+
+	/* consume fails over to the counters, refill to a direct uncharge */
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 1UL);
+	KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 0);
+	mcs_uncharge_pages(memcg, 1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 0);
+	local_unlock(&mcs_memcg_stock.lock);
+
+	KUNIT_EXPECT_FALSE(test, irqs_off);
+	/* consume, the surplus refill and the uncharge each saw a busy lock */
+	KUNIT_EXPECT_EQ(test, event(memcg, MCS_TRYLOCK_FAIL), 3UL);
+	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_HIT), 0UL);
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+}
+
+/* ---- rule 6: limits -------------------------------------------------------- */
+
+static void stock_limit_refusal_atomic(struct kunit *test)
+{
+	struct mcs_memcg *parent = test_memcg(test, NULL);
+	struct mcs_memcg *child = test_memcg(test, parent);
+	unsigned long root_before = mcs_memcg_usage(mcs_root_memcg());
+
+	KUNIT_ASSERT_EQ(test, mcs_memcg_set_max(parent, 100), 0);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_NOWAIT, 90), 0);
+
+	/* batch refused, exact refused by the parent: nothing changes */
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_NOWAIT, 20), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(child), 90UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 90UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), root_before + 90);
+	KUNIT_EXPECT_EQ(test, event(parent, MCS_MAX_EVENT), 1UL);
+	KUNIT_EXPECT_EQ(test, event(child, MCS_MAX_EVENT), 0UL);
+
+	/* a blocking caller drains once and is still refused */
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_KERNEL, 20), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 90UL);
+
+	/* what fits still fits (batch refused, exact accepted) */
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_KERNEL, 10), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 100UL);
+
+	/* __GFP_NOFAIL goes over the limit, exactly */
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_KERNEL | __GFP_NOFAIL, 5), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 105UL);
+	KUNIT_EXPECT_EQ(test, event(child, MCS_FORCE_CHARGE), 1UL);
+
+	KUNIT_EXPECT_EQ(test, mcs_memcg_set_max(parent, 50), -EBUSY);
+	mcs_uncharge_pages(child, 105);
+	mcs_drain_all_stock(parent, true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
+}
+
+/* the charge path's drain frees pages a sibling holds in this CPU's stock */
+static void stock_limit_drain_then_retry(struct kunit *test)
+{
+	struct mcs_memcg *parent = test_memcg(test, NULL);
+	struct mcs_memcg *a = test_memcg(test, parent);
+	struct mcs_memcg *b = test_memcg(test, parent);
+
+	KUNIT_ASSERT_EQ(test, mcs_memcg_set_max(parent, MCS_CHARGE_BATCH), 0);
+	/*
+	 * Stay on one CPU: the charge path's drain is the asynchronous one,
+	 * which empties the current CPU's stock before it returns.  Nothing
+	 * below sleeps (the drain only trylocks its mutex).
+	 */
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(a, GFP_NOWAIT, 1), 0);	/* 63 stocked */
+	mcs_uncharge_pages(a, 1);					/* 64 stocked */
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), (unsigned long)MCS_CHARGE_BATCH);
+	/* a caller that may not block may not drain: refused */
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(b, GFP_NOWAIT, 10), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, event(a, MCS_DRAIN), 0UL);
+	/* a blocking caller drains a's stocked pages once, then fits */
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(b, __GFP_DIRECT_RECLAIM, 10), 0);
+	KUNIT_EXPECT_EQ(test, event(a, MCS_DRAIN), 1UL);
+	KUNIT_EXPECT_EQ(test, event(parent, MCS_MAX_EVENT), 2UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(a), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 10UL);
+	migrate_enable();
+	mcs_uncharge_pages(b, 10);
+}
+
+/* ---- rules 1 and 3: drains ------------------------------------------------- */
+
+static long fill_this_cpu(void *arg)
+{
+	struct mcs_memcg *memcg = arg;
+
+	if (mcs_try_charge(memcg, GFP_KERNEL, 1))
+		return -ENOMEM;
+	mcs_uncharge_pages(memcg, 1);
+	return 0;
+}
+
+static int fill_all_cpus(struct kunit *test, struct mcs_memcg *memcg)
+{
+	int cpu, n = 0;
+
+	for_each_online_cpu(cpu) {
+		KUNIT_EXPECT_EQ(test, work_on_cpu(cpu, fill_this_cpu, memcg), 0L);
+		n++;
+	}
+	return n;
+}
+
+static void stock_drain_sync_subtree(struct kunit *test)
+{
+	struct mcs_memcg *parent = test_memcg(test, NULL);
+	struct mcs_memcg *child = test_memcg(test, parent);
+	struct mcs_memcg *other = test_memcg(test, NULL);
+	int cpu, n;
+
+	cpus_read_lock();
+	n = fill_all_cpus(test, child);
+	fill_all_cpus(test, other);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), n * (unsigned long)MCS_CHARGE_BATCH);
+	KUNIT_EXPECT_EQ(test, refcount_read(&child->refcnt), 1U + n);
+	cpus_read_unlock();
+
+	/* draining the parent's subtree empties the child's slots only */
+	mcs_drain_all_stock(parent, true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(child), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
+	KUNIT_EXPECT_EQ(test, refcount_read(&child->refcnt), 1U);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(other), n * (unsigned long)MCS_CHARGE_BATCH);
+	for_each_possible_cpu(cpu) {
+		struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
+
+		KUNIT_EXPECT_EQ(test, nr_slots_of(stock, child), 0);
+		KUNIT_EXPECT_FALSE(test, test_bit(FLUSHING_CACHED_CHARGE, &stock->flags));
+	}
+}
+
+static void stock_drain_async(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	int cpu;
+
+	cpus_read_lock();
+	fill_all_cpus(test, memcg);
+	mcs_drain_all_stock(memcg, false);
+	/* async queues work and returns; wait for it, then all is drained */
+	for_each_online_cpu(cpu)
+		flush_work(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work);
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+	for_each_possible_cpu(cpu)
+		KUNIT_EXPECT_FALSE(test, test_bit(FLUSHING_CACHED_CHARGE,
+						  &per_cpu_ptr(&mcs_memcg_stock, cpu)->flags));
+}
+
+static void stock_offline_refuses_and_drains(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	int n;
+
+	cpus_read_lock();
+	n = fill_all_cpus(test, memcg);
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_KERNEL, 2), 0);
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U + n);
+
+	mcs_memcg_offline(memcg);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_KERNEL, 1), -ENOENT);
+	/* stocks are drained; the live charge of 2 pages stays */
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 2UL);
+	/* uncharging an offline memcg bypasses the stock */
+	mcs_uncharge_pages(memcg, 2);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+}
+
+/* ---- rule 7: hotplug --------------------------------------------------------- */
+
+static void stock_hotplug_drains_dead_cpu(struct kunit *test)
+{
+	struct mcs_memcg *memcg;
+	int target, ret;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "kernel without CPU hotplug (UML has none)");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+
+	memcg = test_memcg(test, NULL);
+	target = cpumask_last(cpu_online_mask);
+	if (target == 0)
+		kunit_skip(test, "only the boot CPU can be chosen");
+
+	KUNIT_ASSERT_EQ(test, work_on_cpu(target, fill_this_cpu, memcg), 0L);
+	KUNIT_EXPECT_EQ(test, slot_pages(per_cpu_ptr(&mcs_memcg_stock, target), memcg),
+			(int)MCS_CHARGE_BATCH);
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 2U);
+
+	ret = remove_cpu(target);
+	if (ret)
+		kunit_skip(test, "remove_cpu(%d) failed: %d", target, ret);
+	KUNIT_EXPECT_EQ(test, slot_pages(per_cpu_ptr(&mcs_memcg_stock, target), memcg), -1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+	KUNIT_EXPECT_EQ(test, add_cpu(target), 0);
+}
+
+/* ---- rules 1, 5, 8: every context at once ------------------------------------ */
+
+#define NR_IRQ_MEMCGS	3
+
+enum load_ctx { LOAD_TASK, LOAD_SOFTIRQ, LOAD_HARDIRQ, NR_LOAD_CTX };
+
+struct irq_load;
+
+struct irq_load_cpu {
+	struct irq_load *load;
+	struct hrtimer hard, soft;
+	struct task_struct *task;
+	u32 seed;
+};
+
+struct irq_load {
+	struct mcs_memcg *memcg[NR_IRQ_MEMCGS];
+	struct irq_load_cpu __percpu *pcpu;
+	bool stop;
+	atomic_long_t ops[NR_LOAD_CTX];
+	atomic_long_t errors;
+};
+
+static u32 load_next(u32 *seed)
+{
+	*seed = *seed * 1103515245 + 12345;	/* no RNG lock in hardirq */
+	return *seed >> 8;
+}
+
+/* Charge and return a few pages; each call leaves the counters as it found them. */
+static void load_one(struct irq_load *load, u32 *seed, enum load_ctx ctx, gfp_t gfp)
+{
+	struct mcs_memcg *memcg = load->memcg[load_next(seed) % NR_IRQ_MEMCGS];
+	unsigned int n = 1 + load_next(seed) % 72;	/* includes over-batch */
+
+	if (mcs_try_charge(memcg, gfp, n)) {
+		atomic_long_inc(&load->errors);
+		return;
+	}
+	mcs_uncharge_pages(memcg, n);
+	atomic_long_inc(&load->ops[ctx]);
+}
+
+static enum hrtimer_restart load_hardirq(struct hrtimer *t)
+{
+	struct irq_load_cpu *c = container_of(t, struct irq_load_cpu, hard);
+	int i;
+
+	if (READ_ONCE(c->load->stop))
+		return HRTIMER_NORESTART;
+	for (i = 0; i < 4; i++)
+		load_one(c->load, &c->seed, LOAD_HARDIRQ, GFP_ATOMIC);
+	hrtimer_forward_now(t, ns_to_ktime(30 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static enum hrtimer_restart load_softirq(struct hrtimer *t)
+{
+	struct irq_load_cpu *c = container_of(t, struct irq_load_cpu, soft);
+	int i;
+
+	if (READ_ONCE(c->load->stop))
+		return HRTIMER_NORESTART;
+	for (i = 0; i < 4; i++)
+		load_one(c->load, &c->seed, LOAD_SOFTIRQ, GFP_ATOMIC);
+	hrtimer_forward_now(t, ns_to_ktime(45 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static int load_task(void *arg)
+{
+	struct irq_load_cpu *c = arg;
+	u32 seed = c->seed ^ 0x5eed;
+	unsigned long i = 0;
+
+	/* the timers are armed from here so that they are pinned to this CPU */
+	hrtimer_start(&c->hard, ns_to_ktime(20 * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_start(&c->soft, ns_to_ktime(25 * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_SOFT);
+	while (!kthread_should_stop()) {
+		load_one(c->load, &seed, LOAD_TASK, (i & 1) ? GFP_KERNEL : GFP_NOWAIT);
+		if (!(++i % 64))
+			cond_resched();
+	}
+	return 0;
+}
+
+static void stock_all_contexts_exact(struct kunit *test)
+{
+	struct irq_load *load;
+	int cpu, i;
+	long before = mcs_page_counter_underflows();
+
+	load = kunit_kzalloc(test, sizeof(*load), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, load);
+	load->memcg[0] = test_memcg(test, NULL);
+	load->memcg[1] = test_memcg(test, load->memcg[0]);
+	load->memcg[2] = test_memcg(test, NULL);
+	load->pcpu = alloc_percpu(struct irq_load_cpu);
+	KUNIT_ASSERT_NOT_NULL(test, load->pcpu);
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct irq_load_cpu *c = per_cpu_ptr(load->pcpu, cpu);
+
+		c->load = load;
+		c->seed = get_random_u32() | 1;
+		mcs_hrtimer_setup(&c->hard, load_hardirq, CLOCK_MONOTONIC,
+				  HRTIMER_MODE_REL_PINNED_HARD);
+		mcs_hrtimer_setup(&c->soft, load_softirq, CLOCK_MONOTONIC,
+				  HRTIMER_MODE_REL_PINNED_SOFT);
+		c->task = kthread_create_on_cpu(load_task, c, cpu, "mcs_load/%u");
+		if (IS_ERR(c->task)) {
+			KUNIT_FAIL(test, "kthread on cpu %d: %ld", cpu, PTR_ERR(c->task));
+			c->task = NULL;
+			continue;
+		}
+		wake_up_process(c->task);
+	}
+
+	msleep(400);
+
+	WRITE_ONCE(load->stop, true);
+	for_each_online_cpu(cpu) {
+		struct irq_load_cpu *c = per_cpu_ptr(load->pcpu, cpu);
+
+		if (!c->task)
+			continue;
+		kthread_stop(c->task);
+		hrtimer_cancel(&c->hard);
+		hrtimer_cancel(&c->soft);
+	}
+	cpus_read_unlock();
+	free_percpu(load->pcpu);
+
+	kunit_info(test, "ops task=%ld softirq=%ld hardirq=%ld errors=%ld",
+		   atomic_long_read(&load->ops[LOAD_TASK]),
+		   atomic_long_read(&load->ops[LOAD_SOFTIRQ]),
+		   atomic_long_read(&load->ops[LOAD_HARDIRQ]),
+		   atomic_long_read(&load->errors));
+	for (i = 0; i < NR_LOAD_CTX; i++)
+		KUNIT_EXPECT_GT(test, atomic_long_read(&load->ops[i]), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&load->errors), 0L);
+
+	/* rule 1: with nothing live, a sync drain leaves every counter at 0 */
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	for (i = 0; i < NR_IRQ_MEMCGS; i++) {
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(load->memcg[i]), 0UL);
+		/* rule 3: no stock keeps a reference */
+		KUNIT_EXPECT_EQ(test, refcount_read(&load->memcg[i]->refcnt),
+				i == 0 ? 2U : 1U);	/* memcg[1] pins its parent */
+	}
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_page_counter_underflows(), before);
+}
+
+static struct kunit_case memcg_stock_cases[] = {
+	KUNIT_CASE(stock_miss_then_hit),
+	KUNIT_CASE_PARAM(stock_batch_surplus_one_slot, batch_size_gen_params),
+	KUNIT_CASE(stock_nospin_exact_charge),
+	KUNIT_CASE(stock_over_batch_bypass),
+	KUNIT_CASE(stock_overflow_drains_slot),
+	KUNIT_CASE(stock_eviction_round_robin),
+	KUNIT_CASE(stock_root_never_cached),
+	KUNIT_CASE(stock_trylock_held_falls_back),
+	KUNIT_CASE(stock_limit_refusal_atomic),
+	KUNIT_CASE(stock_limit_drain_then_retry),
+	KUNIT_CASE(stock_drain_sync_subtree),
+	KUNIT_CASE(stock_drain_async),
+	KUNIT_CASE(stock_offline_refuses_and_drains),
+	KUNIT_CASE(stock_hotplug_drains_dead_cpu),
+	KUNIT_CASE_SLOW(stock_all_contexts_exact),
+	{}
+};
+
+static struct kunit_suite memcg_stock_suite = {
+	.name = "mcs_memcg_stock",
+	.init = stock_test_init,
+	.test_cases = memcg_stock_cases,
+};
+
+/* ---- the dedicated kmem_caches ------------------------------------------------ */
+
+static void slab_objects_stride_and_alignment(struct kunit *test)
+{
+	struct kmem_cache *caches[] = { mcs_memcg_cache(), mcs_memcg_pn_cache() };
+	size_t sizes[] = { mcs_memcg_struct_size(), sizeof(struct mcs_memcg_per_node) };
+	size_t line = cache_line_size();
+	int c, i;
+
+	for (c = 0; c < ARRAY_SIZE(caches); c++) {
+		size_t stride = ALIGN(sizes[c], line);
+		void *objs[8];
+
+		KUNIT_ASSERT_NOT_NULL(test, caches[c]);
+		KUNIT_EXPECT_EQ(test, kmem_cache_size(caches[c]), (unsigned int)sizes[c]);
+		for (i = 0; i < ARRAY_SIZE(objs); i++) {
+			size_t real;
+
+			objs[i] = kmem_cache_alloc(caches[c], GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+			KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)objs[i], line));
+			/*
+			 * ksize() is the stride, except that KASAN, red
+			 * zones and KFENCE objects report the object size.
+			 */
+			real = ksize(objs[i]);
+			KUNIT_EXPECT_TRUE_MSG(test, real == stride || real == sizes[c],
+					      "ksize %zu, stride %zu, size %zu",
+					      real, stride, sizes[c]);
+			/* what kmalloc would have handed out is never smaller */
+			KUNIT_EXPECT_GE(test, kmalloc_size_roundup(sizes[c]), stride);
+		}
+		for (i = 0; i < ARRAY_SIZE(objs); i++)
+			kmem_cache_free(caches[c], objs[i]);
+	}
+}
+
+static void slab_memcg_comes_from_cache(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	int nid;
+
+	if (mcs_slab_uses_kmalloc())
+		kunit_skip(test, "loaded with slab_kmalloc=1");
+	/* a cache object's ksize is never the kmalloc bucket of a larger size */
+	KUNIT_EXPECT_LE(test, ksize(memcg), ALIGN(mcs_memcg_struct_size(), cache_line_size()));
+	for_each_node(nid) {
+		KUNIT_ASSERT_NOT_NULL(test, memcg->nodeinfo[nid]);
+		KUNIT_EXPECT_PTR_EQ(test, memcg->nodeinfo[nid]->memcg, memcg);
+		KUNIT_EXPECT_EQ(test, memcg->nodeinfo[nid]->nid, nid);
+	}
+}
+
+static struct kunit_case slab_cases[] = {
+	KUNIT_CASE(slab_objects_stride_and_alignment),
+	KUNIT_CASE(slab_memcg_comes_from_cache),
+	{}
+};
+
+static struct kunit_suite slab_suite = {
+	.name = "mcs_slab_caches",
+	.test_cases = slab_cases,
+};
+
+kunit_test_suites(&memcg_stock_suite, &slab_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit suites for memcg_stock");

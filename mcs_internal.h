@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mcs_internal.h - structures shared by the files of memcg_stock.ko and by
+ * its white-box KUnit suites.  Clients use memcg_stock.h only.
+ */
+#ifndef MEMCG_STOCK_INTERNAL_H
+#define MEMCG_STOCK_INTERNAL_H
+
+#include <linux/cache.h>
+#include <linux/list.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/workqueue.h>
+#include <asm/local.h>
+
+#include "compat.h"
+#include "memcg_stock.h"
+
+#define MCS_NAME_LEN		32
+
+/* Memcg slots per CPU: lock + 7 page counts + 7 pointers fill one line. */
+#define NR_MEMCG_STOCK		7
+
+/* Bit in the stocks' ->flags: a drain of this stock is queued or running. */
+#define FLUSHING_CACHED_CHARGE	0
+
+/**
+ * struct mcs_memcg_per_node - per-NUMA-node part of a memcg
+ * @memcg: back pointer
+ * @nid: node id
+ * @slab_reclaimable_b: bytes of reclaimable slab charged on this node
+ * @slab_unreclaimable_b: bytes of unreclaimable slab charged on this node
+ * @lruvec_stats: per-node page statistics (modelled for the footprint)
+ */
+struct mcs_memcg_per_node {
+	struct mcs_memcg *memcg;
+	int nid;
+	atomic_long_t slab_reclaimable_b;
+	atomic_long_t slab_unreclaimable_b;
+	long lruvec_stats[40];
+};
+
+/**
+ * struct mcs_memcg_stats_pcpu - per-CPU event counters of a memcg
+ * @events: one local_t per enum mcs_memcg_event
+ */
+struct mcs_memcg_stats_pcpu {
+	local_t events[NR_MCS_EVENTS];
+};
+
+/**
+ * struct mcs_memcg - a memory cgroup of the model
+ * @memory: hierarchical page counter (parent's counter is the parent link)
+ * @parent: parent memcg, NULL for the module's root; pinned by a reference
+ * @refcnt: references; the stocks hold one per slot caching this memcg
+ * @online: false once offlined: no new charges are accepted
+ * @id: unique id (never reused while the module is loaded)
+ * @depth: 0 for the root
+ * @name: name given at creation
+ * @sibling: entry in the parent's @children (under the tree mutex)
+ * @children: online children
+ * @max_mutex: serialises limit updates
+ * @stats: per-CPU event counters
+ * @rcu: freeing is deferred: remote stock scanners read pointers under RCU
+ * @nodeinfo: per-node parts, nr_node_ids entries
+ */
+struct mcs_memcg {
+	struct mcs_page_counter memory;
+	struct mcs_memcg *parent;
+	refcount_t refcnt;
+	bool online;
+	unsigned int id;
+	int depth;
+	char name[MCS_NAME_LEN];
+	struct list_head sibling;
+	struct list_head children;
+	struct mutex max_mutex;
+	struct mcs_memcg_stats_pcpu __percpu *stats;
+	struct rcu_head rcu;
+	struct mcs_memcg_per_node *nodeinfo[];
+};
+
+/**
+ * struct mcs_memcg_stock - per-CPU cache of pre-charged pages
+ * @lock: protects @nr_pages, @cached and @drain_idx of this CPU's instance
+ * @nr_pages: pages held for @cached[i], never above MCS_CHARGE_BATCH
+ *	after an operation completes
+ * @cached: memcg of slot i or NULL; each non-NULL slot holds a reference
+ * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK)
+ * @flags: FLUSHING_CACHED_CHARGE
+ * @work: drain work, queued on this CPU
+ *
+ * Remote CPUs only read @cached and @nr_pages (READ_ONCE, under RCU) to
+ * decide whether a drain is needed; every write happens on the owning CPU
+ * under @lock, or on a dead CPU's stock from the hotplug callback.
+ */
+struct mcs_memcg_stock {
+	local_trylock_t lock;
+	u8 nr_pages[NR_MEMCG_STOCK];
+	struct mcs_memcg *cached[NR_MEMCG_STOCK];
+	u8 drain_idx;
+	unsigned long flags;
+	struct work_struct work;
+};
+
+DECLARE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock);
+
+static inline bool mcs_memcg_is_root(struct mcs_memcg *memcg)
+{
+	return !memcg->parent;
+}
+
+bool mcs_memcg_is_descendant(struct mcs_memcg *memcg, struct mcs_memcg *root);
+void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev);
+
+/* slab_caches.c */
+int mcs_slab_init(void);
+void mcs_slab_exit(void);
+struct mcs_memcg *mcs_memcg_alloc(void);
+void mcs_memcg_free(struct mcs_memcg *memcg);
+struct mcs_memcg_per_node *mcs_memcg_pn_alloc(int nid);
+void mcs_memcg_pn_free(struct mcs_memcg_per_node *pn);
+size_t mcs_memcg_struct_size(void);
+bool mcs_slab_uses_kmalloc(void);
+struct kmem_cache *mcs_memcg_cache(void);
+struct kmem_cache *mcs_memcg_pn_cache(void);
+
+/* debugfs.c */
+struct dentry;
+extern struct dentry *mcs_debugfs_root;
+int mcs_debugfs_init(void);
+void mcs_debugfs_exit(void);
+
+/* selfcheck.c: the in-module checks behind debugfs "selftest" */
+struct seq_buf;
+int mcs_selfcheck_page_counter(struct seq_buf *log);
+int mcs_selfcheck_stock(struct seq_buf *log);
+
+#endif /* MEMCG_STOCK_INTERNAL_H */

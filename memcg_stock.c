@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg_stock.c - the memcg tree, the per-CPU memcg stock, page charging.
+ *
+ * Each CPU keeps a small cache of pages already charged to the page
+ * counters, for up to NR_MEMCG_STOCK memcgs.  A charge of up to
+ * MCS_CHARGE_BATCH pages is served from it when the memcg has a slot with
+ * enough pages; otherwise a whole batch is charged to the counters and the
+ * surplus is put in the stock.  Uncharges go back into the stock.
+ *
+ * Context rules:
+ *  - consume_stock(), refill_stock(), mcs_try_charge() and
+ *    mcs_uncharge_pages() may run in any context: task, softirq, hardirq.
+ *    They only ever trylock the stock and never disable interrupts.  When
+ *    the trylock fails (an interrupt arrived while this CPU's stock was
+ *    locked, or always in hardirq on PREEMPT_RT) consume reports a miss and
+ *    refill uncharges the counters directly: no charge is lost or doubled.
+ *  - drain_local_memcg_stock() is the only user of the blocking
+ *    local_lock(); it runs in task context (a work item, or the drainer on
+ *    its own CPU) and bails out with a warning anywhere else.
+ *  - The hotplug "dead" callback drains the dead CPU's stock without the
+ *    lock: nothing can run on that CPU any more.
+ *  - mcs_drain_all_stock(), memcg creation, offlining and limit changes
+ *    need task context and may sleep.  mcs_memcg_put() works anywhere; the
+ *    memory is freed after an RCU grace period because drainers read other
+ *    CPUs' cached[] pointers under rcu_read_lock().
+ *
+ * Lock order: tree_mutex, then drain_mutex, then a stock lock.
+ */
+#include <linux/module.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/debugfs.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "mcs_internal.h"
+
+DEFINE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock) = {
+	.lock = INIT_LOCAL_TRYLOCK(lock),
+};
+EXPORT_PER_CPU_SYMBOL_GPL(mcs_memcg_stock);
+
+static struct mcs_memcg *root_memcg;
+static DEFINE_MUTEX(tree_mutex);	/* parent/child lists, online state */
+static DEFINE_MUTEX(drain_mutex);	/* one drain-all at a time */
+static struct workqueue_struct *drain_wq;
+static enum cpuhp_state hp_state;
+static atomic_t next_id = ATOMIC_INIT(0);
+static atomic_long_t nr_alive = ATOMIC_LONG_INIT(0);
+
+struct dentry *mcs_debugfs_root;
+
+/* ---- memcg objects ---------------------------------------------------- */
+
+void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
+{
+	struct mcs_memcg_stats_pcpu *stats = get_cpu_ptr(memcg->stats);
+
+	local_inc(&stats->events[ev]);
+	put_cpu_ptr(memcg->stats);
+}
+
+/**
+ * mcs_root_memcg() - the module's root memcg
+ *
+ * The root is never charged and never cached in a stock; its counter
+ * aggregates the charges of all memcgs.
+ *
+ * Return: the root memcg, valid while the module is loaded.
+ */
+struct mcs_memcg *mcs_root_memcg(void)
+{
+	return root_memcg;
+}
+EXPORT_SYMBOL_GPL(mcs_root_memcg);
+
+/**
+ * mcs_memcg_nr_alive() - memcgs allocated and not yet freed
+ *
+ * Counts the root too.  Invariant checks compare it before and after a run
+ * to prove that no reference was leaked.
+ *
+ * Return: the number of live struct mcs_memcg.
+ */
+long mcs_memcg_nr_alive(void)
+{
+	return atomic_long_read(&nr_alive);
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_nr_alive);
+
+/**
+ * mcs_memcg_is_descendant() - is @memcg in the subtree of @root?
+ * @memcg: memcg to test
+ * @root: subtree root
+ *
+ * Safe under rcu_read_lock() on a memcg that may be released concurrently:
+ * a memcg pins its parent until its own RCU-deferred free.
+ *
+ * Return: true if @memcg is @root or below it.
+ */
+bool mcs_memcg_is_descendant(struct mcs_memcg *memcg, struct mcs_memcg *root)
+{
+	for (; memcg; memcg = READ_ONCE(memcg->parent))
+		if (memcg == root)
+			return true;
+	return false;
+}
+
+static void memcg_free_parts(struct mcs_memcg *memcg)
+{
+	int nid;
+
+	for_each_node(nid)
+		if (memcg->nodeinfo[nid])
+			mcs_memcg_pn_free(memcg->nodeinfo[nid]);
+	free_percpu(memcg->stats);
+	mcs_memcg_free(memcg);
+}
+
+static void memcg_free_rcu(struct rcu_head *rcu)
+{
+	struct mcs_memcg *memcg = container_of(rcu, struct mcs_memcg, rcu);
+	struct mcs_memcg *parent = memcg->parent;
+
+	memcg_free_parts(memcg);
+	atomic_long_dec(&nr_alive);
+	/* Dropped only now so that RCU walkers of ->parent stay safe. */
+	if (parent)
+		mcs_memcg_put(parent);
+}
+
+/**
+ * mcs_memcg_get() - take a reference
+ * @memcg: memcg the caller already holds a reference on
+ */
+void mcs_memcg_get(struct mcs_memcg *memcg)
+{
+	refcount_inc(&memcg->refcnt);
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_get);
+
+/**
+ * mcs_memcg_put() - drop a reference
+ * @memcg: memcg
+ *
+ * Any context.  The last reference frees the memcg after an RCU grace
+ * period.  A memcg must be offline, and its charges gone, by then.
+ */
+void mcs_memcg_put(struct mcs_memcg *memcg)
+{
+	long usage;
+
+	if (!refcount_dec_and_test(&memcg->refcnt))
+		return;
+
+	WARN_ONCE(READ_ONCE(memcg->online) && memcg != root_memcg,
+		  "memcg_stock: last reference to online memcg %u dropped\n", memcg->id);
+	usage = atomic_long_read(&memcg->memory.usage);
+	if (WARN_ONCE(usage, "memcg_stock: memcg %u freed with %ld pages charged\n",
+		      memcg->id, usage))
+		mcs_page_counter_uncharge(&memcg->memory, usage);
+	call_rcu(&memcg->rcu, memcg_free_rcu);
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_put);
+
+static struct mcs_memcg *memcg_create(struct mcs_memcg *parent, const char *name)
+{
+	struct mcs_memcg *memcg;
+	int nid, err = -ENOMEM;
+
+	memcg = mcs_memcg_alloc();
+	if (!memcg)
+		return ERR_PTR(-ENOMEM);
+	memcg->stats = alloc_percpu(struct mcs_memcg_stats_pcpu);
+	if (!memcg->stats)
+		goto free;
+	for_each_node(nid) {
+		struct mcs_memcg_per_node *pn = mcs_memcg_pn_alloc(nid);
+
+		if (!pn)
+			goto free;
+		pn->memcg = memcg;
+		pn->nid = nid;
+		memcg->nodeinfo[nid] = pn;
+	}
+
+	refcount_set(&memcg->refcnt, 1);
+	memcg->id = atomic_inc_return(&next_id);
+	strscpy(memcg->name, name ?: "", sizeof(memcg->name));
+	mutex_init(&memcg->max_mutex);
+	INIT_LIST_HEAD(&memcg->children);
+	INIT_LIST_HEAD(&memcg->sibling);
+
+	mutex_lock(&tree_mutex);
+	if (parent && !parent->online) {
+		mutex_unlock(&tree_mutex);
+		err = -ENOENT;
+		goto free;
+	}
+	mcs_page_counter_init(&memcg->memory, parent ? &parent->memory : NULL);
+	if (parent) {
+		mcs_memcg_get(parent);
+		memcg->parent = parent;
+		memcg->depth = parent->depth + 1;
+		list_add_tail(&memcg->sibling, &parent->children);
+	}
+	WRITE_ONCE(memcg->online, true);
+	mutex_unlock(&tree_mutex);
+
+	atomic_long_inc(&nr_alive);
+	return memcg;
+
+free:
+	memcg_free_parts(memcg);
+	return ERR_PTR(err);
+}
+
+/**
+ * mcs_memcg_create() - create and online a memcg
+ * @parent: parent memcg, or NULL for a child of the module's root
+ * @name: name, for the debugfs listings (may be NULL)
+ *
+ * The memcg and its per-node parts come from the dedicated kmem_caches.
+ * Task context.
+ *
+ * Return: the memcg with one reference held by the caller, or an ERR_PTR:
+ * -ENOMEM, or -ENOENT when @parent is offline.
+ */
+struct mcs_memcg *mcs_memcg_create(struct mcs_memcg *parent, const char *name)
+{
+	return memcg_create(parent ?: root_memcg, name);
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_create);
+
+/**
+ * mcs_memcg_offline() - take a memcg offline
+ * @memcg: memcg, not the root
+ *
+ * New charges are refused with -ENOENT from now on; existing charges stay
+ * until uncharged.  Every CPU's stock is drained of the memcg's subtree
+ * before this returns.  Task context.  The caller still owns its reference
+ * and drops it with mcs_memcg_put().
+ */
+void mcs_memcg_offline(struct mcs_memcg *memcg)
+{
+	if (WARN_ON_ONCE(mcs_memcg_is_root(memcg)))
+		return;
+
+	mutex_lock(&tree_mutex);
+	if (!memcg->online) {
+		mutex_unlock(&tree_mutex);
+		return;
+	}
+	WARN_ONCE(!list_empty(&memcg->children),
+		  "memcg_stock: memcg %u offlined before its children\n", memcg->id);
+	WRITE_ONCE(memcg->online, false);
+	list_del_init(&memcg->sibling);
+	mutex_unlock(&tree_mutex);
+
+	mcs_drain_all_stock(memcg, true);
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_offline);
+
+/**
+ * mcs_memcg_id() - a memcg's id
+ * @memcg: memcg
+ *
+ * Return: an id that is unique while the module is loaded (root is 1).
+ */
+unsigned int mcs_memcg_id(struct mcs_memcg *memcg)
+{
+	return memcg->id;
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_id);
+
+/**
+ * mcs_memcg_set_max() - set a memcg's limit
+ * @memcg: memcg
+ * @nr_pages: limit in pages
+ *
+ * If usage is above the limit, the stocks (which inflate usage) are drained
+ * once and the limit is tried again.  Task context.
+ *
+ * Return: 0 or -EBUSY when usage stays above @nr_pages.
+ */
+int mcs_memcg_set_max(struct mcs_memcg *memcg, unsigned long nr_pages)
+{
+	int ret;
+
+	mutex_lock(&memcg->max_mutex);
+	ret = mcs_page_counter_set_max(&memcg->memory, nr_pages);
+	if (ret == -EBUSY) {
+		mcs_drain_all_stock(memcg, true);
+		ret = mcs_page_counter_set_max(&memcg->memory, nr_pages);
+	}
+	mutex_unlock(&memcg->max_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_set_max);
+
+/**
+ * mcs_memcg_usage() - pages charged to a memcg's subtree
+ * @memcg: memcg
+ *
+ * Return: page counter usage, including pages cached in stocks.
+ */
+unsigned long mcs_memcg_usage(struct mcs_memcg *memcg)
+{
+	return mcs_page_counter_read(&memcg->memory);
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_usage);
+
+/**
+ * mcs_memcg_stat() - snapshot of a memcg's counters and events
+ * @memcg: memcg
+ * @stat: filled in
+ */
+void mcs_memcg_stat(struct mcs_memcg *memcg, struct mcs_memcg_stat *stat)
+{
+	int cpu, i;
+
+	memset(stat, 0, sizeof(*stat));
+	stat->usage = mcs_page_counter_read(&memcg->memory);
+	stat->max = READ_ONCE(memcg->memory.max);
+	stat->watermark = READ_ONCE(memcg->memory.watermark);
+	stat->failcnt = atomic_long_read(&memcg->memory.failcnt);
+	for_each_possible_cpu(cpu) {
+		struct mcs_memcg_stats_pcpu *s = per_cpu_ptr(memcg->stats, cpu);
+
+		for (i = 0; i < NR_MCS_EVENTS; i++)
+			stat->events[i] += local_read(&s->events[i]);
+	}
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_stat);
+
+/* ---- the memcg stock ---------------------------------------------------- */
+
+/*
+ * Take @nr_pages of @memcg from this CPU's stock.  Trylock only: a busy
+ * stock is a miss, never a wait.
+ */
+static bool consume_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	struct mcs_memcg_stock *stock;
+	bool ret = false;
+	int i;
+
+	if (nr_pages > MCS_CHARGE_BATCH)
+		return false;
+	if (!local_trylock(&mcs_memcg_stock.lock)) {
+		mcs_memcg_event(memcg, MCS_TRYLOCK_FAIL);
+		return false;
+	}
+
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	for (i = 0; i < NR_MEMCG_STOCK; i++) {
+		u8 stock_pages;
+
+		if (READ_ONCE(stock->cached[i]) != memcg)
+			continue;
+		/* A memcg has at most one slot: stop here either way. */
+		stock_pages = READ_ONCE(stock->nr_pages[i]);
+		if (stock_pages >= nr_pages) {
+			WRITE_ONCE(stock->nr_pages[i], stock_pages - nr_pages);
+			ret = true;
+		}
+		break;
+	}
+
+	local_unlock(&mcs_memcg_stock.lock);
+	return ret;
+}
+
+/* Empty slot @i: its pages go back to the counters, its reference is put. */
+static void drain_stock(struct mcs_memcg_stock *stock, int i)
+{
+	struct mcs_memcg *old = READ_ONCE(stock->cached[i]);
+	u8 stock_pages;
+
+	if (!old)
+		return;
+	stock_pages = READ_ONCE(stock->nr_pages[i]);
+	if (stock_pages) {
+		mcs_page_counter_uncharge(&old->memory, stock_pages);
+		WRITE_ONCE(stock->nr_pages[i], 0);
+	}
+	mcs_memcg_event(old, MCS_DRAIN);
+	WRITE_ONCE(stock->cached[i], NULL);
+	mcs_memcg_put(old);
+}
+
+static void drain_stock_fully(struct mcs_memcg_stock *stock)
+{
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		drain_stock(stock, i);
+}
+
+/*
+ * Put @nr_pages of @memcg, already charged to the counters, into this CPU's
+ * stock.  A slot that goes over the batch is drained whole; a memcg without
+ * a slot takes the first empty one or evicts round-robin.  The victim is
+ * not chosen at random: the RNG takes a lock of its own and this runs in
+ * any context.
+ */
+static void refill_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	struct mcs_memcg_stock *stock;
+	int i, empty = -1;
+
+	if (nr_pages > MCS_CHARGE_BATCH)
+		goto uncharge;
+	if (!local_trylock(&mcs_memcg_stock.lock)) {
+		mcs_memcg_event(memcg, MCS_TRYLOCK_FAIL);
+		goto uncharge;
+	}
+
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	for (i = 0; i < NR_MEMCG_STOCK; i++) {
+		struct mcs_memcg *cached = READ_ONCE(stock->cached[i]);
+
+		if (!cached) {
+			if (empty < 0)
+				empty = i;
+			continue;
+		}
+		if (cached == memcg) {
+			/* slot <= 64 plus refill <= 64 fits a u8 */
+			unsigned int total = READ_ONCE(stock->nr_pages[i]) + nr_pages;
+
+			WRITE_ONCE(stock->nr_pages[i], total);
+			mcs_memcg_event(memcg, MCS_REFILL);
+			if (total > MCS_CHARGE_BATCH)
+				drain_stock(stock, i);
+			goto unlock;
+		}
+	}
+
+	/* An offline memcg gets no new slot: its stocks were drained. */
+	if (!READ_ONCE(memcg->online)) {
+		local_unlock(&mcs_memcg_stock.lock);
+		goto uncharge;
+	}
+	if (empty < 0) {
+		empty = stock->drain_idx;
+		stock->drain_idx = (stock->drain_idx + 1) % NR_MEMCG_STOCK;
+		drain_stock(stock, empty);
+	}
+	mcs_memcg_get(memcg);
+	WRITE_ONCE(stock->nr_pages[empty], nr_pages);
+	WRITE_ONCE(stock->cached[empty], memcg);
+	mcs_memcg_event(memcg, MCS_REFILL);
+unlock:
+	local_unlock(&mcs_memcg_stock.lock);
+	return;
+
+uncharge:
+	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+}
+
+/* Runs on the stock's own CPU, in task context. */
+static void drain_local_memcg_stock(struct work_struct *work)
+{
+	struct mcs_memcg_stock *stock =
+		container_of(work, struct mcs_memcg_stock, work);
+
+	if (WARN_ONCE(!in_task(), "memcg_stock: drain_local_memcg_stock in atomic context\n"))
+		return;
+
+	local_lock(&mcs_memcg_stock.lock);
+	/*
+	 * A work item queued for a CPU that went offline before it ran is
+	 * executed elsewhere.  Leave that stock alone: the hotplug callback
+	 * has drained or will drain it.
+	 */
+	if (stock == this_cpu_ptr(&mcs_memcg_stock))
+		drain_stock_fully(stock);
+	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+	local_unlock(&mcs_memcg_stock.lock);
+}
+
+/*
+ * Does @stock cache anything of @root's subtree?  @any_slot also counts
+ * slots with no pages left (they still hold a reference); the asynchronous
+ * drain, like upstream, only cares about pages.
+ */
+static bool stock_holds(struct mcs_memcg_stock *stock, struct mcs_memcg *root,
+			bool any_slot)
+{
+	bool ret = false;
+	int i;
+
+	rcu_read_lock();
+	for (i = 0; i < NR_MEMCG_STOCK; i++) {
+		struct mcs_memcg *memcg = READ_ONCE(stock->cached[i]);
+
+		if (memcg && (any_slot || READ_ONCE(stock->nr_pages[i])) &&
+		    mcs_memcg_is_descendant(memcg, root)) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+static void drain_all_async(struct mcs_memcg *root)
+{
+	int cpu, curcpu;
+
+	/* Best effort: whoever holds the mutex is draining already. */
+	if (!mutex_trylock(&drain_mutex))
+		return;
+
+	/*
+	 * No cpus_read_lock(): a CPU that goes down meanwhile is drained by
+	 * the hotplug callback, and every drain acts on local data only.
+	 */
+	migrate_disable();
+	curcpu = smp_processor_id();
+	for_each_online_cpu(cpu) {
+		struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
+
+		if (test_bit(FLUSHING_CACHED_CHARGE, &stock->flags) ||
+		    !stock_holds(stock, root, false) ||
+		    test_and_set_bit(FLUSHING_CACHED_CHARGE, &stock->flags))
+			continue;
+		if (cpu == curcpu)
+			drain_local_memcg_stock(&stock->work);
+		else
+			queue_work_on(cpu, drain_wq, &stock->work);
+	}
+	migrate_enable();
+	mutex_unlock(&drain_mutex);
+}
+
+static void drain_all_sync(struct mcs_memcg *root)
+{
+	int cpu;
+
+	mutex_lock(&drain_mutex);
+	/* CPUs stay online, so every work item runs on its own CPU. */
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
+
+		if (!stock_holds(stock, root, true))
+			continue;
+		set_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+		queue_work_on(cpu, drain_wq, &stock->work);
+	}
+	for_each_online_cpu(cpu)
+		flush_work(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work);
+	cpus_read_unlock();
+	mutex_unlock(&drain_mutex);
+}
+
+/**
+ * mcs_drain_all_stock() - drain every CPU's stock of a subtree
+ * @root: subtree root (the module's root drains everything)
+ * @sync: wait until done
+ *
+ * Asynchronous mode has upstream's best-effort semantics: it returns at once
+ * if another drain is running, drains the current CPU directly and queues
+ * work on the others without waiting for it.  Synchronous mode waits for
+ * the drain mutex and returns only when no online CPU's stock holds a page
+ * or a reference of the subtree (charges racing with it may refill).
+ * Task context; the synchronous mode sleeps.
+ */
+void mcs_drain_all_stock(struct mcs_memcg *root, bool sync)
+{
+	if (sync)
+		drain_all_sync(root);
+	else
+		drain_all_async(root);
+}
+EXPORT_SYMBOL_GPL(mcs_drain_all_stock);
+
+static int mcs_cpu_dead(unsigned int cpu)
+{
+	struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
+
+	/* The CPU is dead: nobody else can touch its stock, no lock needed. */
+	drain_stock_fully(stock);
+	/* A drain queued for it may never run there: let the next one in. */
+	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+	return 0;
+}
+
+/* ---- charging ------------------------------------------------------------- */
+
+/* False for requests that must not spin on anything (no reclaim bits). */
+static bool gfp_allows_spinning(gfp_t gfp)
+{
+	return !!(gfp & __GFP_RECLAIM);
+}
+
+/**
+ * mcs_try_charge() - charge pages to a memcg
+ * @memcg: memcg to charge (the caller holds a reference)
+ * @gfp: allocation context; a mask without reclaim bits marks a caller that
+ *	must not spin (exact charge, nothing put into the stock), without
+ *	__GFP_DIRECT_RECLAIM nothing blocks, __GFP_NOFAIL forces the charge
+ * @nr_pages: number of pages
+ *
+ * Served from this CPU's stock when possible.  Otherwise MCS_CHARGE_BATCH
+ * pages (or @nr_pages if larger) are charged to the counters and the
+ * surplus goes into the stock; if the limit refuses the batch, exactly
+ * @nr_pages are tried; if that is refused too and the caller may block,
+ * the stocks of the refusing memcg's subtree are drained once and the
+ * charge retried.  Any context.
+ *
+ * Return: 0 on success, -ENOMEM when the limit refuses, -ENOENT when
+ * @memcg is offline.  Charges to the root memcg are not accounted.
+ */
+int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
+{
+	unsigned int batch = max(MCS_CHARGE_BATCH, nr_pages);
+	struct mcs_page_counter *fail;
+	struct mcs_memcg *over;
+	bool drained = false;
+
+	if (mcs_memcg_is_root(memcg) || !nr_pages)
+		return 0;
+	if (!READ_ONCE(memcg->online))
+		return -ENOENT;
+
+	if (consume_stock(memcg, nr_pages)) {
+		mcs_memcg_event(memcg, MCS_STOCK_HIT);
+		return 0;
+	}
+	mcs_memcg_event(memcg, MCS_STOCK_MISS);
+
+	if (!gfp_allows_spinning(gfp))
+		batch = nr_pages;
+retry:
+	if (mcs_page_counter_try_charge(&memcg->memory, batch, &fail))
+		goto done_restock;
+	/* Never fail or reclaim for the sake of the optional surplus. */
+	if (batch > nr_pages) {
+		batch = nr_pages;
+		goto retry;
+	}
+
+	over = container_of(fail, struct mcs_memcg, memory);
+	mcs_memcg_event(over, MCS_MAX_EVENT);
+	if (!drained && gfpflags_allow_blocking(gfp)) {
+		drained = true;
+		mcs_drain_all_stock(over, false);
+		goto retry;
+	}
+	if (gfp & __GFP_NOFAIL) {
+		mcs_page_counter_charge(&memcg->memory, nr_pages);
+		mcs_memcg_event(memcg, MCS_FORCE_CHARGE);
+		return 0;
+	}
+	return -ENOMEM;
+
+done_restock:
+	if (batch > nr_pages)
+		refill_stock(memcg, batch - nr_pages);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(mcs_try_charge);
+
+/**
+ * mcs_uncharge_pages() - return pages charged with mcs_try_charge()
+ * @memcg: memcg that was charged
+ * @nr_pages: number of pages
+ *
+ * The pages go into this CPU's stock (or straight back to the counters
+ * when the stock is busy, the amount is over the batch, or the memcg is
+ * offline).  Any context.
+ */
+void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	if (mcs_memcg_is_root(memcg) || !nr_pages)
+		return;
+	refill_stock(memcg, nr_pages);
+}
+EXPORT_SYMBOL_GPL(mcs_uncharge_pages);
+
+/* ---- module init and exit ------------------------------------------------ */
+
+/* Drain every possible CPU: online ones through their work, others here. */
+static void drain_everything(void)
+{
+	int cpu;
+
+	drain_all_sync(root_memcg);
+	cpus_read_lock();
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			drain_stock_fully(per_cpu_ptr(&mcs_memcg_stock, cpu));
+	cpus_read_unlock();
+}
+
+static int __init mcs_init(void)
+{
+	int cpu, ret;
+
+	for_each_possible_cpu(cpu)
+		INIT_WORK(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work,
+			  drain_local_memcg_stock);
+
+	mcs_debugfs_root = debugfs_create_dir("memcg_stock", NULL);
+
+	ret = mcs_slab_init();
+	if (ret)
+		goto err_debugfs;
+
+	ret = -ENOMEM;
+	drain_wq = alloc_workqueue("mcs_drain", 0, 0);
+	if (!drain_wq)
+		goto err_slab;
+
+	root_memcg = memcg_create(NULL, "root");
+	if (IS_ERR(root_memcg)) {
+		ret = PTR_ERR(root_memcg);
+		goto err_wq;
+	}
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "memcg_stock:dead",
+					NULL, mcs_cpu_dead);
+	if (ret < 0)
+		goto err_root;
+	hp_state = ret;
+
+	ret = mcs_debugfs_init();
+	if (ret)
+		goto err_hp;
+	return 0;
+
+err_hp:
+	cpuhp_remove_state_nocalls(hp_state);
+err_root:
+	mcs_memcg_put(root_memcg);
+	rcu_barrier();
+err_wq:
+	destroy_workqueue(drain_wq);
+err_slab:
+	mcs_slab_exit();
+err_debugfs:
+	debugfs_remove(mcs_debugfs_root);
+	return ret;
+}
+
+static void __exit mcs_exit(void)
+{
+	mcs_debugfs_exit();
+	cpuhp_remove_state_nocalls(hp_state);
+	drain_everything();
+	destroy_workqueue(drain_wq);
+
+	mcs_memcg_put(root_memcg);
+	rcu_barrier();
+	WARN_ONCE(atomic_long_read(&nr_alive), "memcg_stock: %ld memcgs leaked\n",
+		  atomic_long_read(&nr_alive));
+	mcs_slab_exit();
+	debugfs_remove(mcs_debugfs_root);
+}
+
+module_init(mcs_init);
+module_exit(mcs_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("memcg_stock developers");
+MODULE_DESCRIPTION("Per-CPU memcg and objcg charge stocks with local_trylock, as a loadable model");
+MODULE_VERSION("0.1");

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the test-rig scripts: sourced, never run.
+# Every rig script starts with `set -euo pipefail` and sources this file.
+
+MCS_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MCS_CACHE=${MCS_CACHE:-$HOME/.cache/memcg_stock}
+MCS_OUT=${MCS_OUT:-$MCS_SRC/.out}
+mkdir -p "$MCS_CACHE" "$MCS_OUT"
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Private apt configuration: lets us download packages from other Debian
+# suites without touching the host's sources.  Usage: mcs_apt apt-get ...
+MCS_APT_DIR=$MCS_CACHE/apt
+mcs_apt_setup() {
+	mkdir -p "$MCS_APT_DIR/lists/partial" "$MCS_APT_DIR/cache/archives/partial"
+	local kr=/usr/share/keyrings/debian-archive-keyring.gpg
+	{
+		printf 'deb [signed-by=%s] http://deb.debian.org/debian %s main\n' "$kr" bookworm
+		printf 'deb [signed-by=%s] http://deb.debian.org/debian %s main\n' "$kr" sid
+		printf 'deb [signed-by=%s] http://deb.debian.org/debian %s main\n' "$kr" trixie-backports
+		printf 'deb [signed-by=%s] http://deb.debian.org/debian-security %s main\n' "$kr" bookworm-security
+	} > "$MCS_APT_DIR/sources.list"
+	# refresh the lists at most once every 12 hours
+	local stamp=$MCS_APT_DIR/updated
+	if [[ ! -e $stamp || -n $(find "$stamp" -mmin +720 2>/dev/null) ]]; then
+		mcs_apt apt-get -q update >&2 && touch "$stamp"
+	fi
+}
+mcs_apt() {
+	local tool=$1; shift
+	"$tool" -o Dir::Etc::SourceList="$MCS_APT_DIR/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$MCS_APT_DIR/lists" \
+		-o Dir::Cache="$MCS_APT_DIR/cache" \
+		-o APT::Architecture=amd64 "$@"
+}
+# mcs_download PKG... : .deb files into $MCS_CACHE/debs, print nothing
+mcs_download() {
+	mkdir -p "$MCS_CACHE/debs"
+	(cd "$MCS_CACHE/debs" && mcs_apt apt-get -q download "$@" >&2)
+}
+
+# Splat patterns that fail any kernel run.
+MCS_SPLAT_RE='BUG:|WARNING:|Oops|Call Trace|KASAN:|kmemleak:|circular locking|possible recursive locking|inconsistent lock state|lockdep|sleeping function called|scheduling while atomic|UBSAN:|general protection'
+
+# mcs_build_module KDIR NAME [make args...]: copy the module sources into
+# $MCS_OUT/build/NAME (one copy per target kernel: Kbuild objects are not
+# shareable) and build memcg_stock.ko (+ memcg_stock_test.ko when the kernel
+# has KUnit) there.  Prints the build directory.
+mcs_build_module() {
+	local kdir=$1 name=$2
+	shift 2
+	local dst=$MCS_OUT/build/$name
+	mkdir -p "$dst"
+	rsync -a --delete --prune-empty-dirs \
+		--exclude='.out/' --exclude='scripts/' --exclude='selftests/' --exclude='.git/' \
+		--include='*/' --include='Kbuild' --include='*.c' --include='*.h' \
+		--exclude='*' "$MCS_SRC/" "$dst/"
+	log "building module against $kdir ($name)"
+	make -s -C "$kdir" M="$dst" "$@" modules >&2 ||
+		die "module build against $kdir failed"
+	echo "$dst"
+}
+
+# mcs_check_console LOG: fail on any kernel splat in a console log.
+mcs_check_console() {
+	local f=$1
+	if grep -E -n "$MCS_SPLAT_RE" "$f" | grep -v -E 'lockdep_stats|debug_locks|^[0-9]+:.*(Lock dependency validator|lock debugging: prove locking|in-tree module|\.\.\. MAX_LOCK)' >&2; then
+		die "kernel splat in $f (lines above)"
+	fi
+}
