@@ -9,6 +9,7 @@
 #include <linux/cache.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
+#include <linux/percpu-refcount.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/workqueue.h>
@@ -29,24 +30,26 @@
  * struct mcs_memcg_per_node - per-NUMA-node part of a memcg
  * @memcg: back pointer
  * @nid: node id
- * @slab_reclaimable_b: bytes of reclaimable slab charged on this node
- * @slab_unreclaimable_b: bytes of unreclaimable slab charged on this node
+ * @slab_b: bytes of slab charged on this node, by enum mcs_slab_item
+ *	(slab_reclaimable_b, slab_unreclaimable_b); flushed values, the obj
+ *	stocks may cache a delta on top
  * @lruvec_stats: per-node page statistics (modelled for the footprint)
  */
 struct mcs_memcg_per_node {
 	struct mcs_memcg *memcg;
 	int nid;
-	atomic_long_t slab_reclaimable_b;
-	atomic_long_t slab_unreclaimable_b;
+	atomic_long_t slab_b[NR_MCS_SLAB_ITEMS];
 	long lruvec_stats[40];
 };
 
 /**
  * struct mcs_memcg_stats_pcpu - per-CPU event counters of a memcg
  * @events: one local_t per enum mcs_memcg_event
+ * @charge: charge lifetime statistics (charge.c), by enum mcs_charge_item
  */
 struct mcs_memcg_stats_pcpu {
 	local_t events[NR_MCS_EVENTS];
+	local_t charge[NR_MCS_CHARGE_ITEMS];
 };
 
 /**
@@ -62,6 +65,11 @@ struct mcs_memcg_stats_pcpu {
  * @children: online children
  * @max_mutex: serialises limit updates
  * @stats: per-CPU event counters
+ * @objcg: current objcg (NULL once offline); RCU
+ * @objcg_list: objcgs pointing at this memcg: its own and those inherited
+ *	from offlined descendants (under the objcg lock)
+ * @objcg_pages: pages charged at this memcg's level through objcgs while
+ *	they pointed here; moved to the parent at offline
  * @rcu: freeing is deferred: remote stock scanners read pointers under RCU
  * @nodeinfo: per-node parts, nr_node_ids entries
  */
@@ -77,6 +85,9 @@ struct mcs_memcg {
 	struct list_head children;
 	struct mutex max_mutex;
 	struct mcs_memcg_stats_pcpu __percpu *stats;
+	struct mcs_objcg __rcu *objcg;
+	struct list_head objcg_list;
+	atomic_long_t objcg_pages;
 	struct rcu_head rcu;
 	struct mcs_memcg_per_node *nodeinfo[];
 };
@@ -106,6 +117,55 @@ struct mcs_memcg_stock {
 
 DECLARE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock);
 
+/**
+ * struct mcs_objcg - object cgroup: the owner of byte-sized charges
+ * @refcnt: references: callers, and one per obj stock slot caching it
+ * @memcg: memcg charged; moves to the parent when that memcg goes offline
+ *	(READ_ONCE under RCU)
+ * @nr_charged_bytes: charged bytes that no stock holds (sub-page leftovers
+ *	of drains and of failed trylocks)
+ * @is_root: the root memcg's objcg: nothing is charged or accounted
+ * @list: entry in @memcg's objcg_list (under the objcg lock)
+ * @rcu: freed after a grace period (stock scanners read ->memcg)
+ */
+struct mcs_objcg {
+	struct percpu_ref refcnt;
+	struct mcs_memcg *memcg;
+	atomic_t nr_charged_bytes;
+	bool is_root;
+	struct list_head list;
+	struct rcu_head rcu;
+};
+
+/* Objcg slots per CPU in the obj stock. */
+#define NR_OBJ_STOCK		5
+
+/**
+ * struct mcs_obj_stock - per-CPU cache of pre-charged bytes
+ * @lock: protects everything but @work and @flags; never the memcg stock's
+ * @index: slot whose objcg owns the cached slab-stat deltas, -1 for none
+ * @node_id: node of the cached slab-stat deltas, NUMA_NO_NODE for none
+ * @nr_slab_b: cached slab byte deltas by enum mcs_slab_item
+ * @nr_bytes: pre-charged bytes available to @cached[i]
+ * @cached: objcg of slot i or NULL; each non-NULL slot holds a reference
+ * @drain_idx: round-robin eviction cursor, in [0, NR_OBJ_STOCK)
+ * @flags: FLUSHING_CACHED_CHARGE
+ * @work: drain work, queued on this CPU
+ */
+struct mcs_obj_stock {
+	local_trylock_t lock;
+	s8 index;
+	s16 node_id;
+	int nr_slab_b[NR_MCS_SLAB_ITEMS];
+	unsigned int nr_bytes[NR_OBJ_STOCK];
+	struct mcs_objcg *cached[NR_OBJ_STOCK];
+	u8 drain_idx;
+	unsigned long flags;
+	struct work_struct work;
+};
+
+DECLARE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock);
+
 static inline bool mcs_memcg_is_root(struct mcs_memcg *memcg)
 {
 	return !memcg->parent;
@@ -113,6 +173,21 @@ static inline bool mcs_memcg_is_root(struct mcs_memcg *memcg)
 
 bool mcs_memcg_is_descendant(struct mcs_memcg *memcg, struct mcs_memcg *root);
 void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev);
+void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
+extern struct workqueue_struct *mcs_drain_wq;
+extern atomic_t mcs_pending_frees;
+void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
+				   unsigned long nr_pages);
+
+/* objcg_stock.c */
+int mcs_objcg_init(void);
+int mcs_memcg_objcg_alloc(struct mcs_memcg *memcg);
+void mcs_memcg_objcg_kill(struct mcs_memcg *memcg);
+void mcs_memcg_reparent_objcgs(struct mcs_memcg *memcg);
+void mcs_memcg_reparent_objcg_charges(struct mcs_memcg *memcg);
+bool mcs_obj_stock_holds(int cpu, struct mcs_memcg *root);
+void mcs_drain_local_obj_stock(struct work_struct *work);
+void mcs_obj_stock_cpu_dead(unsigned int cpu);
 
 /* slab_caches.c */
 int mcs_slab_init(void);

@@ -49,10 +49,11 @@ EXPORT_PER_CPU_SYMBOL_GPL(mcs_memcg_stock);
 static struct mcs_memcg *root_memcg;
 static DEFINE_MUTEX(tree_mutex);	/* parent/child lists, online state */
 static DEFINE_MUTEX(drain_mutex);	/* one drain-all at a time */
-static struct workqueue_struct *drain_wq;
+struct workqueue_struct *mcs_drain_wq;
 static enum cpuhp_state hp_state;
 static atomic_t next_id = ATOMIC_INIT(0);
 static atomic_long_t nr_alive = ATOMIC_LONG_INIT(0);
+atomic_t mcs_pending_frees = ATOMIC_INIT(0);
 
 struct dentry *mcs_debugfs_root;
 
@@ -69,7 +70,7 @@ void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
 /**
  * mcs_root_memcg() - the module's root memcg
  *
- * The root is never charged and never cached in a stock; its counter
+ * The root is never cached in a stock and has no limit; its counter
  * aggregates the charges of all memcgs.
  *
  * Return: the root memcg, valid while the module is loaded.
@@ -116,6 +117,9 @@ static void memcg_free_parts(struct mcs_memcg *memcg)
 {
 	int nid;
 
+	/* only a failed create gets here with its objcg still attached */
+	mcs_memcg_objcg_kill(memcg);
+
 	for_each_node(nid)
 		if (memcg->nodeinfo[nid])
 			mcs_memcg_pn_free(memcg->nodeinfo[nid]);
@@ -133,7 +137,24 @@ static void memcg_free_rcu(struct rcu_head *rcu)
 	/* Dropped only now so that RCU walkers of ->parent stay safe. */
 	if (parent)
 		mcs_memcg_put(parent);
+	atomic_dec(&mcs_pending_frees);
 }
+
+/**
+ * mcs_wait_for_frees() - wait until released memcgs and objcgs are freed
+ *
+ * Freeing is deferred to RCU callbacks, which may release a parent and
+ * queue further callbacks.  Waits until none is pending.  Task context;
+ * sleeps.  Use before comparing mcs_memcg_nr_alive() or
+ * mcs_objcg_nr_alive() with an earlier value.
+ */
+void mcs_wait_for_frees(void)
+{
+	do {
+		rcu_barrier();
+	} while (atomic_read(&mcs_pending_frees));
+}
+EXPORT_SYMBOL_GPL(mcs_wait_for_frees);
 
 /**
  * mcs_memcg_get() - take a reference
@@ -165,6 +186,7 @@ void mcs_memcg_put(struct mcs_memcg *memcg)
 	if (WARN_ONCE(usage, "memcg_stock: memcg %u freed with %ld pages charged\n",
 		      memcg->id, usage))
 		mcs_page_counter_uncharge(&memcg->memory, usage);
+	atomic_inc(&mcs_pending_frees);
 	call_rcu(&memcg->rcu, memcg_free_rcu);
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_put);
@@ -196,6 +218,8 @@ static struct mcs_memcg *memcg_create(struct mcs_memcg *parent, const char *name
 	mutex_init(&memcg->max_mutex);
 	INIT_LIST_HEAD(&memcg->children);
 	INIT_LIST_HEAD(&memcg->sibling);
+	INIT_LIST_HEAD(&memcg->objcg_list);
+	memcg->parent = parent;	/* objcg_alloc looks at it; pinned below */
 
 	mutex_lock(&tree_mutex);
 	if (parent && !parent->online) {
@@ -203,10 +227,14 @@ static struct mcs_memcg *memcg_create(struct mcs_memcg *parent, const char *name
 		err = -ENOENT;
 		goto free;
 	}
+	err = mcs_memcg_objcg_alloc(memcg);
+	if (err) {
+		mutex_unlock(&tree_mutex);
+		goto free;
+	}
 	mcs_page_counter_init(&memcg->memory, parent ? &parent->memory : NULL);
 	if (parent) {
 		mcs_memcg_get(parent);
-		memcg->parent = parent;
 		memcg->depth = parent->depth + 1;
 		list_add_tail(&memcg->sibling, &parent->children);
 	}
@@ -259,10 +287,19 @@ void mcs_memcg_offline(struct mcs_memcg *memcg)
 	}
 	WARN_ONCE(!list_empty(&memcg->children),
 		  "memcg_stock: memcg %u offlined before its children\n", memcg->id);
+	/*
+	 * Objcgs first, then the online flag: an objcg charge that finds the
+	 * memcg offline (-ENOENT) is then sure to find the parent when it
+	 * reads objcg->memcg again (the objcg lock's release orders them).
+	 */
+	mcs_memcg_reparent_objcgs(memcg);
 	WRITE_ONCE(memcg->online, false);
 	list_del_init(&memcg->sibling);
 	mutex_unlock(&tree_mutex);
 
+	/* objcg charges that still saw this memcg are finished after this */
+	synchronize_rcu();
+	mcs_memcg_reparent_objcg_charges(memcg);
 	mcs_drain_all_stock(memcg, true);
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_offline);
@@ -511,6 +548,22 @@ static bool stock_holds(struct mcs_memcg_stock *stock, struct mcs_memcg *root,
 	return ret;
 }
 
+/*
+ * Start a drain of one stock of @cpu unless one is pending; the current
+ * CPU's is drained right here.  Both stocks, memcg and obj, follow this
+ * protocol with their own FLUSHING bit and work item.
+ */
+static void schedule_stock_drain(int cpu, int curcpu, unsigned long *flags,
+				 struct work_struct *work)
+{
+	if (test_and_set_bit(FLUSHING_CACHED_CHARGE, flags))
+		return;
+	if (cpu == curcpu)
+		work->func(work);
+	else
+		queue_work_on(cpu, mcs_drain_wq, work);
+}
+
 static void drain_all_async(struct mcs_memcg *root)
 {
 	int cpu, curcpu;
@@ -527,15 +580,14 @@ static void drain_all_async(struct mcs_memcg *root)
 	curcpu = smp_processor_id();
 	for_each_online_cpu(cpu) {
 		struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
+		struct mcs_obj_stock *obj = per_cpu_ptr(&mcs_obj_stock, cpu);
 
-		if (test_bit(FLUSHING_CACHED_CHARGE, &stock->flags) ||
-		    !stock_holds(stock, root, false) ||
-		    test_and_set_bit(FLUSHING_CACHED_CHARGE, &stock->flags))
-			continue;
-		if (cpu == curcpu)
-			drain_local_memcg_stock(&stock->work);
-		else
-			queue_work_on(cpu, drain_wq, &stock->work);
+		if (!test_bit(FLUSHING_CACHED_CHARGE, &stock->flags) &&
+		    stock_holds(stock, root, false))
+			schedule_stock_drain(cpu, curcpu, &stock->flags, &stock->work);
+		if (!test_bit(FLUSHING_CACHED_CHARGE, &obj->flags) &&
+		    mcs_obj_stock_holds(cpu, root))
+			schedule_stock_drain(cpu, curcpu, &obj->flags, &obj->work);
 	}
 	migrate_enable();
 	mutex_unlock(&drain_mutex);
@@ -548,13 +600,24 @@ static void drain_all_sync(struct mcs_memcg *root)
 	mutex_lock(&drain_mutex);
 	/* CPUs stay online, so every work item runs on its own CPU. */
 	cpus_read_lock();
+	/* obj stocks first: draining them returns pages to the memcgs */
+	for_each_online_cpu(cpu) {
+		struct mcs_obj_stock *obj = per_cpu_ptr(&mcs_obj_stock, cpu);
+
+		if (!mcs_obj_stock_holds(cpu, root))
+			continue;
+		set_bit(FLUSHING_CACHED_CHARGE, &obj->flags);
+		queue_work_on(cpu, mcs_drain_wq, &obj->work);
+	}
+	for_each_online_cpu(cpu)
+		flush_work(&per_cpu_ptr(&mcs_obj_stock, cpu)->work);
 	for_each_online_cpu(cpu) {
 		struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
 
 		if (!stock_holds(stock, root, true))
 			continue;
 		set_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
-		queue_work_on(cpu, drain_wq, &stock->work);
+		queue_work_on(cpu, mcs_drain_wq, &stock->work);
 	}
 	for_each_online_cpu(cpu)
 		flush_work(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work);
@@ -587,7 +650,8 @@ static int mcs_cpu_dead(unsigned int cpu)
 {
 	struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
 
-	/* The CPU is dead: nobody else can touch its stock, no lock needed. */
+	/* The CPU is dead: nobody else can touch its stocks, no lock needed. */
+	mcs_obj_stock_cpu_dead(cpu);
 	drain_stock_fully(stock);
 	/* A drain queued for it may never run there: let the next one in. */
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
@@ -618,7 +682,8 @@ static bool gfp_allows_spinning(gfp_t gfp)
  * charge retried.  Any context.
  *
  * Return: 0 on success, -ENOMEM when the limit refuses, -ENOENT when
- * @memcg is offline.  Charges to the root memcg are not accounted.
+ * @memcg is offline.  The root memcg has no limit and no stock: its
+ * counter is charged directly.
  */
 int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 {
@@ -627,8 +692,17 @@ int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 	struct mcs_memcg *over;
 	bool drained = false;
 
-	if (mcs_memcg_is_root(memcg) || !nr_pages)
+	if (!nr_pages)
 		return 0;
+	/*
+	 * The root has no limit and no stock; its counter is charged only
+	 * by objcgs reparented to it, directly, so that it stays the exact
+	 * sum of everything.
+	 */
+	if (mcs_memcg_is_root(memcg)) {
+		mcs_page_counter_charge(&memcg->memory, nr_pages);
+		return 0;
+	}
 	if (!READ_ONCE(memcg->online))
 		return -ENOENT;
 
@@ -681,11 +755,21 @@ EXPORT_SYMBOL_GPL(mcs_try_charge);
  */
 void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
-	if (mcs_memcg_is_root(memcg) || !nr_pages)
+	if (!nr_pages)
 		return;
-	refill_stock(memcg, nr_pages);
+	if (mcs_memcg_is_root(memcg))
+		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+	else
+		refill_stock(memcg, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);
+
+/* Return pages straight to the counters, bypassing the stock. */
+void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	if (nr_pages)
+		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+}
 
 /* ---- module init and exit ------------------------------------------------ */
 
@@ -696,9 +780,12 @@ static void drain_everything(void)
 
 	drain_all_sync(root_memcg);
 	cpus_read_lock();
-	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu))
-			drain_stock_fully(per_cpu_ptr(&mcs_memcg_stock, cpu));
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		mcs_obj_stock_cpu_dead(cpu);
+		drain_stock_fully(per_cpu_ptr(&mcs_memcg_stock, cpu));
+	}
 	cpus_read_unlock();
 }
 
@@ -710,6 +797,7 @@ static int __init mcs_init(void)
 		INIT_WORK(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work,
 			  drain_local_memcg_stock);
 
+	mcs_objcg_init();
 	mcs_debugfs_root = debugfs_create_dir("memcg_stock", NULL);
 
 	ret = mcs_slab_init();
@@ -717,8 +805,8 @@ static int __init mcs_init(void)
 		goto err_debugfs;
 
 	ret = -ENOMEM;
-	drain_wq = alloc_workqueue("mcs_drain", 0, 0);
-	if (!drain_wq)
+	mcs_drain_wq = alloc_workqueue("mcs_drain", 0, 0);
+	if (!mcs_drain_wq)
 		goto err_slab;
 
 	root_memcg = memcg_create(NULL, "root");
@@ -741,10 +829,12 @@ static int __init mcs_init(void)
 err_hp:
 	cpuhp_remove_state_nocalls(hp_state);
 err_root:
+	mcs_memcg_objcg_kill(root_memcg);
+	mcs_wait_for_frees();
 	mcs_memcg_put(root_memcg);
-	rcu_barrier();
+	mcs_wait_for_frees();
 err_wq:
-	destroy_workqueue(drain_wq);
+	destroy_workqueue(mcs_drain_wq);
 err_slab:
 	mcs_slab_exit();
 err_debugfs:
@@ -757,10 +847,15 @@ static void __exit mcs_exit(void)
 	mcs_debugfs_exit();
 	cpuhp_remove_state_nocalls(hp_state);
 	drain_everything();
-	destroy_workqueue(drain_wq);
+	destroy_workqueue(mcs_drain_wq);
 
+	/* the root objcg's release may go through an RCU callback */
+	mcs_memcg_objcg_kill(root_memcg);
+	mcs_wait_for_frees();
+	WARN_ONCE(mcs_objcg_nr_alive(), "memcg_stock: %ld objcgs leaked\n",
+		  mcs_objcg_nr_alive());
 	mcs_memcg_put(root_memcg);
-	rcu_barrier();
+	mcs_wait_for_frees();
 	WARN_ONCE(atomic_long_read(&nr_alive), "memcg_stock: %ld memcgs leaked\n",
 		  atomic_long_read(&nr_alive));
 	mcs_slab_exit();

@@ -115,10 +115,150 @@ int mcs_memcg_set_max(struct mcs_memcg *memcg, unsigned long nr_pages);
 unsigned long mcs_memcg_usage(struct mcs_memcg *memcg);
 void mcs_memcg_stat(struct mcs_memcg *memcg, struct mcs_memcg_stat *stat);
 long mcs_memcg_nr_alive(void);
+void mcs_wait_for_frees(void);
 
 int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages);
 void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages);
 
 void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
+
+/**
+ * enum mcs_slab_item - per-node slab statistics of a memcg
+ * @MCS_SLAB_RECLAIMABLE: bytes of reclaimable slab objects (slab_reclaimable_b)
+ * @MCS_SLAB_UNRECLAIMABLE: bytes of unreclaimable slab objects (slab_unreclaimable_b)
+ * @NR_MCS_SLAB_ITEMS: number of items
+ */
+enum mcs_slab_item {
+	MCS_SLAB_RECLAIMABLE,
+	MCS_SLAB_UNRECLAIMABLE,
+	NR_MCS_SLAB_ITEMS,
+};
+
+struct mcs_objcg;
+
+struct mcs_objcg *mcs_get_objcg(struct mcs_memcg *memcg);
+void mcs_objcg_get(struct mcs_objcg *objcg);
+void mcs_objcg_put(struct mcs_objcg *objcg);
+struct mcs_memcg *mcs_objcg_memcg(struct mcs_objcg *objcg);
+int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size);
+void mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size);
+int mcs_obj_charge_account(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
+			   int nid, enum mcs_slab_item item);
+void mcs_obj_uncharge_account(struct mcs_objcg *objcg, size_t size, int nid,
+			      enum mcs_slab_item item);
+long mcs_memcg_slab_stat(struct mcs_memcg *memcg, int nid, enum mcs_slab_item item);
+long mcs_objcg_nr_alive(void);
+
+/* ---- charge lifetime API (charge.c) ---- */
+
+/**
+ * enum mcs_charge_state - where a charge descriptor is in its lifetime
+ * @MCS_CHARGE_IDLE: nothing charged: never used, cancelled, uncharged, or
+ *	migrated away.  A zero-filled descriptor is idle.
+ * @MCS_CHARGE_RESERVED: mcs_try_charge_page() charged the counters; the
+ *	charge is not bound to an owner yet and holds no reference
+ * @MCS_CHARGE_COMMITTED: mcs_commit_charge() bound the charge; the
+ *	descriptor holds a reference on its owner until it is uncharged
+ */
+enum mcs_charge_state {
+	MCS_CHARGE_IDLE,
+	MCS_CHARGE_RESERVED,
+	MCS_CHARGE_COMMITTED,
+};
+
+/**
+ * struct mcs_charge - a caller-owned page charge: the model of a page's
+ *	binding to its memcg
+ * @memcg: the memcg charged (the owner once committed); NULL when idle
+ * @nr_pages: pages charged; 0 when idle
+ * @state: enum mcs_charge_state
+ *
+ * Zero-fill a descriptor before its first use.  Its life is try, then
+ * commit or cancel; a committed charge lasts until it is uncharged, alone
+ * or in a batch, or until it is migrated to another descriptor.  An idle
+ * descriptor can be charged again.
+ *
+ * The caller owns a descriptor exclusively, the way a page is stable under
+ * its lock or while isolated: the functions below do not lock it, so two
+ * threads must never operate on one descriptor at the same time.  Only
+ * the functions below may change the fields; callers may read them.
+ */
+struct mcs_charge {
+	struct mcs_memcg *memcg;
+	unsigned int nr_pages;
+	enum mcs_charge_state state;
+};
+
+/**
+ * mcs_charge_owner() - the memcg a committed charge is bound to
+ * @c: descriptor
+ *
+ * Return: the owner, or NULL if @c is not committed.
+ */
+static inline struct mcs_memcg *mcs_charge_owner(const struct mcs_charge *c)
+{
+	return c->state == MCS_CHARGE_COMMITTED ? c->memcg : NULL;
+}
+
+/**
+ * struct mcs_uncharge_gather - uncharges collected for one batched update
+ * @memcg: owner of the run being gathered, NULL when the gather is empty;
+ *	the gather holds one reference on it
+ * @nr_pages: pages of the run being gathered
+ * @nr_charges: descriptors in the run being gathered
+ * @nr_batches: runs flushed since mcs_uncharge_gather_init(); each flush
+ *	made one page counter update (none for the root memcg) and one
+ *	statistics update
+ *
+ * Consecutive descriptors of the same owner form a run.  Caller-owned
+ * like the descriptors; it must be flushed before it goes out of scope.
+ */
+struct mcs_uncharge_gather {
+	struct mcs_memcg *memcg;
+	unsigned long nr_pages;
+	unsigned long nr_charges;
+	unsigned long nr_batches;
+};
+
+/**
+ * mcs_uncharge_gather_init() - empty a gather before its first use
+ * @ug: gather
+ */
+static inline void mcs_uncharge_gather_init(struct mcs_uncharge_gather *ug)
+{
+	*ug = (struct mcs_uncharge_gather){ };
+}
+
+/**
+ * enum mcs_charge_item - per-memcg statistics of the charge lifetime API
+ * @MCS_CHARGED_PAGES: pages in committed charges (a level, not an event)
+ * @MCS_PGPGIN: charges committed
+ * @MCS_PGPGOUT: committed charges uncharged
+ * @NR_MCS_CHARGE_ITEMS: number of items
+ *
+ * Like upstream's PGPGIN/PGPGOUT, the events count charges, not pages.
+ * Migration changes none of them.
+ */
+enum mcs_charge_item {
+	MCS_CHARGED_PAGES,
+	MCS_PGPGIN,
+	MCS_PGPGOUT,
+	NR_MCS_CHARGE_ITEMS,
+};
+
+int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
+			gfp_t gfp, unsigned int nr_pages);
+void mcs_commit_charge(struct mcs_charge *c);
+void mcs_cancel_charge(struct mcs_charge *c);
+void mcs_uncharge(struct mcs_charge *c);
+void mcs_uncharge_gather_add(struct mcs_uncharge_gather *ug, struct mcs_charge *c);
+void mcs_uncharge_gather_flush(struct mcs_uncharge_gather *ug);
+unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr);
+void mcs_migrate_charge(struct mcs_charge *old, struct mcs_charge *new);
+long mcs_charge_stat(struct mcs_memcg *memcg, enum mcs_charge_item item);
+long mcs_charge_misuses(void);
+void mcs_charge_expect_misuse(bool expect);
+
+/* ---- end charge lifetime API ---- */
 
 #endif /* MEMCG_STOCK_H */

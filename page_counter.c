@@ -12,7 +12,7 @@
 #include <linux/printk.h>
 #include <linux/sched.h>
 
-#include "memcg_stock.h"
+#include "mcs_internal.h"
 
 /* Uncharges that would have taken a counter below zero, since load. */
 static atomic_long_t underflows = ATOMIC_LONG_INIT(0);
@@ -52,6 +52,16 @@ static void page_counter_cancel(struct mcs_page_counter *counter,
 				    new, nr_pages);
 		atomic_long_set(&counter->usage, 0);
 	}
+}
+
+/*
+ * Take pages off one level only.  Used when charges move from a memcg
+ * going offline to its parent, which already holds them.
+ */
+void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
+				   unsigned long nr_pages)
+{
+	page_counter_cancel(counter, nr_pages);
 }
 
 static void page_counter_update_watermark(struct mcs_page_counter *counter,

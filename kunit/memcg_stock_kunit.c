@@ -16,28 +16,11 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "../mcs_internal.h"
+#include "mcs_kunit.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static void memcg_release_action(void *arg)
-{
-	struct mcs_memcg *memcg = arg;
-
-	mcs_memcg_offline(memcg);
-	mcs_memcg_put(memcg);
-}
-
-/* A memcg released (offline + put) when the case ends, pass or fail. */
-static struct mcs_memcg *test_memcg(struct kunit *test, struct mcs_memcg *parent)
-{
-	struct mcs_memcg *memcg = mcs_memcg_create(parent, test->name);
-
-	KUNIT_ASSERT_FALSE(test, IS_ERR(memcg));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, memcg_release_action,
-							 memcg), 0);
-	return memcg;
-}
+#define test_memcg mcs_test_memcg
 
 /* Pages @memcg holds in @stock, or -1 if it has no slot. */
 static int slot_pages(struct mcs_memcg_stock *stock, struct mcs_memcg *memcg)
@@ -65,41 +48,6 @@ static unsigned long event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
 
 	mcs_memcg_stat(memcg, &stat);
 	return stat.events[ev];
-}
-
-struct stock_ctx {
-	long underflows;
-	long alive;
-};
-
-/*
- * Registered first, so it runs last, after the case's own cleanup actions:
- * everything the case created must be gone and nothing may have underflowed.
- */
-static void stock_test_check(void *arg)
-{
-	struct kunit *test = arg;
-	struct stock_ctx *ctx = test->priv;
-
-	mcs_drain_all_stock(mcs_root_memcg(), true);
-	rcu_barrier();
-	KUNIT_EXPECT_EQ(test, mcs_page_counter_underflows(), ctx->underflows);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), ctx->alive);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
-}
-
-static int stock_test_init(struct kunit *test)
-{
-	struct stock_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-
-	if (!ctx)
-		return -ENOMEM;
-	/* start every case from empty stocks */
-	mcs_drain_all_stock(mcs_root_memcg(), true);
-	ctx->underflows = mcs_page_counter_underflows();
-	ctx->alive = mcs_memcg_nr_alive();
-	test->priv = ctx;
-	return kunit_add_action(test, stock_test_check, test);
 }
 
 /* ---- rule 2: hits, misses, batching, bounds ----------------------------- */
@@ -254,16 +202,17 @@ static void stock_eviction_round_robin(struct kunit *test)
 	migrate_enable();
 }
 
-/* the root is never charged and never cached */
+/* the root is charged exactly and never cached */
 static void stock_root_never_cached(struct kunit *test)
 {
 	struct mcs_memcg *root = mcs_root_memcg();
 
 	migrate_disable();
 	KUNIT_EXPECT_EQ(test, mcs_try_charge(root, GFP_NOWAIT, 1), 0);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 1UL);
 	KUNIT_EXPECT_EQ(test, nr_slots_of(this_cpu_ptr(&mcs_memcg_stock), root), 0);
 	mcs_uncharge_pages(root, 1);
+	KUNIT_EXPECT_EQ(test, nr_slots_of(this_cpu_ptr(&mcs_memcg_stock), root), 0);
 	migrate_enable();
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 0UL);
 }
@@ -492,155 +441,43 @@ static void stock_hotplug_drains_dead_cpu(struct kunit *test)
 
 #define NR_IRQ_MEMCGS	3
 
-enum load_ctx { LOAD_TASK, LOAD_SOFTIRQ, LOAD_HARDIRQ, NR_LOAD_CTX };
-
-struct irq_load;
-
-struct irq_load_cpu {
-	struct irq_load *load;
-	struct hrtimer hard, soft;
-	struct task_struct *task;
-	u32 seed;
-};
-
-struct irq_load {
-	struct mcs_memcg *memcg[NR_IRQ_MEMCGS];
-	struct irq_load_cpu __percpu *pcpu;
-	bool stop;
-	atomic_long_t ops[NR_LOAD_CTX];
-	atomic_long_t errors;
-};
-
-static u32 load_next(u32 *seed)
-{
-	*seed = *seed * 1103515245 + 12345;	/* no RNG lock in hardirq */
-	return *seed >> 8;
-}
-
 /* Charge and return a few pages; each call leaves the counters as it found them. */
-static void load_one(struct irq_load *load, u32 *seed, enum load_ctx ctx, gfp_t gfp)
+static bool memcg_load_one(void *arg, u32 *seed, enum mcs_load_ctx ctx)
 {
-	struct mcs_memcg *memcg = load->memcg[load_next(seed) % NR_IRQ_MEMCGS];
-	unsigned int n = 1 + load_next(seed) % 72;	/* includes over-batch */
+	struct mcs_memcg **memcgs = arg;
+	struct mcs_memcg *memcg = memcgs[mcs_load_next(seed) % NR_IRQ_MEMCGS];
+	unsigned int n = 1 + mcs_load_next(seed) % 72;	/* includes over-batch */
+	gfp_t gfp = ctx == LOAD_TASK ? GFP_KERNEL : GFP_ATOMIC;
 
-	if (mcs_try_charge(memcg, gfp, n)) {
-		atomic_long_inc(&load->errors);
-		return;
-	}
+	if (mcs_try_charge(memcg, gfp, n))
+		return false;
 	mcs_uncharge_pages(memcg, n);
-	atomic_long_inc(&load->ops[ctx]);
-}
-
-static enum hrtimer_restart load_hardirq(struct hrtimer *t)
-{
-	struct irq_load_cpu *c = container_of(t, struct irq_load_cpu, hard);
-	int i;
-
-	if (READ_ONCE(c->load->stop))
-		return HRTIMER_NORESTART;
-	for (i = 0; i < 4; i++)
-		load_one(c->load, &c->seed, LOAD_HARDIRQ, GFP_ATOMIC);
-	hrtimer_forward_now(t, ns_to_ktime(30 * NSEC_PER_USEC));
-	return HRTIMER_RESTART;
-}
-
-static enum hrtimer_restart load_softirq(struct hrtimer *t)
-{
-	struct irq_load_cpu *c = container_of(t, struct irq_load_cpu, soft);
-	int i;
-
-	if (READ_ONCE(c->load->stop))
-		return HRTIMER_NORESTART;
-	for (i = 0; i < 4; i++)
-		load_one(c->load, &c->seed, LOAD_SOFTIRQ, GFP_ATOMIC);
-	hrtimer_forward_now(t, ns_to_ktime(45 * NSEC_PER_USEC));
-	return HRTIMER_RESTART;
-}
-
-static int load_task(void *arg)
-{
-	struct irq_load_cpu *c = arg;
-	u32 seed = c->seed ^ 0x5eed;
-	unsigned long i = 0;
-
-	/* the timers are armed from here so that they are pinned to this CPU */
-	hrtimer_start(&c->hard, ns_to_ktime(20 * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_HARD);
-	hrtimer_start(&c->soft, ns_to_ktime(25 * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_SOFT);
-	while (!kthread_should_stop()) {
-		load_one(c->load, &seed, LOAD_TASK, (i & 1) ? GFP_KERNEL : GFP_NOWAIT);
-		if (!(++i % 64))
-			cond_resched();
-	}
-	return 0;
+	return true;
 }
 
 static void stock_all_contexts_exact(struct kunit *test)
 {
-	struct irq_load *load;
-	int cpu, i;
-	long before = mcs_page_counter_underflows();
+	struct mcs_memcg *memcg[NR_IRQ_MEMCGS];
+	struct mcs_load_result res;
+	int i;
 
-	load = kunit_kzalloc(test, sizeof(*load), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, load);
-	load->memcg[0] = test_memcg(test, NULL);
-	load->memcg[1] = test_memcg(test, load->memcg[0]);
-	load->memcg[2] = test_memcg(test, NULL);
-	load->pcpu = alloc_percpu(struct irq_load_cpu);
-	KUNIT_ASSERT_NOT_NULL(test, load->pcpu);
+	memcg[0] = test_memcg(test, NULL);
+	memcg[1] = test_memcg(test, memcg[0]);
+	memcg[2] = test_memcg(test, NULL);
 
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		struct irq_load_cpu *c = per_cpu_ptr(load->pcpu, cpu);
-
-		c->load = load;
-		c->seed = get_random_u32() | 1;
-		mcs_hrtimer_setup(&c->hard, load_hardirq, CLOCK_MONOTONIC,
-				  HRTIMER_MODE_REL_PINNED_HARD);
-		mcs_hrtimer_setup(&c->soft, load_softirq, CLOCK_MONOTONIC,
-				  HRTIMER_MODE_REL_PINNED_SOFT);
-		c->task = kthread_create_on_cpu(load_task, c, cpu, "mcs_load/%u");
-		if (IS_ERR(c->task)) {
-			KUNIT_FAIL(test, "kthread on cpu %d: %ld", cpu, PTR_ERR(c->task));
-			c->task = NULL;
-			continue;
-		}
-		wake_up_process(c->task);
-	}
-
-	msleep(400);
-
-	WRITE_ONCE(load->stop, true);
-	for_each_online_cpu(cpu) {
-		struct irq_load_cpu *c = per_cpu_ptr(load->pcpu, cpu);
-
-		if (!c->task)
-			continue;
-		kthread_stop(c->task);
-		hrtimer_cancel(&c->hard);
-		hrtimer_cancel(&c->soft);
-	}
-	cpus_read_unlock();
-	free_percpu(load->pcpu);
-
-	kunit_info(test, "ops task=%ld softirq=%ld hardirq=%ld errors=%ld",
-		   atomic_long_read(&load->ops[LOAD_TASK]),
-		   atomic_long_read(&load->ops[LOAD_SOFTIRQ]),
-		   atomic_long_read(&load->ops[LOAD_HARDIRQ]),
-		   atomic_long_read(&load->errors));
+	mcs_run_load(test, memcg_load_one, memcg, 400, NULL, &res);
 	for (i = 0; i < NR_LOAD_CTX; i++)
-		KUNIT_EXPECT_GT(test, atomic_long_read(&load->ops[i]), 0L);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&load->errors), 0L);
+		KUNIT_EXPECT_GT(test, res.ops[i], 0L);
+	KUNIT_EXPECT_EQ(test, res.errors, 0L);
 
 	/* rule 1: with nothing live, a sync drain leaves every counter at 0 */
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	for (i = 0; i < NR_IRQ_MEMCGS; i++) {
-		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(load->memcg[i]), 0UL);
-		/* rule 3: no stock keeps a reference */
-		KUNIT_EXPECT_EQ(test, refcount_read(&load->memcg[i]->refcnt),
-				i == 0 ? 2U : 1U);	/* memcg[1] pins its parent */
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[i]), 0UL);
+		/* rule 3: no stock keeps a reference (memcg[1] pins its parent) */
+		KUNIT_EXPECT_EQ(test, refcount_read(&memcg[i]->refcnt), i == 0 ? 2U : 1U);
 	}
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
-	KUNIT_EXPECT_EQ(test, mcs_page_counter_underflows(), before);
 }
 
 static struct kunit_case memcg_stock_cases[] = {
@@ -664,7 +501,7 @@ static struct kunit_case memcg_stock_cases[] = {
 
 static struct kunit_suite memcg_stock_suite = {
 	.name = "mcs_memcg_stock",
-	.init = stock_test_init,
+	.init = mcs_test_leak_check_init,
 	.test_cases = memcg_stock_cases,
 };
 

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for objcgs and the per-CPU obj stock (DESIGN rules 3, 4, 5,
+ * 8), reparenting and the cached slab statistics.
+ *
+ * The central check is byte conservation at quiescence, for an objcg o:
+ *   PAGE_SIZE * (pages charged through o) ==
+ *	live bytes + bytes in every CPU's obj stock slot of o + o's leftover
+ * where "pages charged through o" is its memcg's objcg_pages when o is
+ * the only objcg charging that memcg.
+ */
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "mcs_kunit.h"
+
+static long stocked_bytes(struct mcs_objcg *objcg)
+{
+	long sum = 0;
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		struct mcs_obj_stock *stock = per_cpu_ptr(&mcs_obj_stock, cpu);
+
+		for (i = 0; i < NR_OBJ_STOCK; i++)
+			if (READ_ONCE(stock->cached[i]) == objcg)
+				sum += READ_ONCE(stock->nr_bytes[i]);
+	}
+	return sum;
+}
+
+static int obj_slots_of(struct mcs_obj_stock *stock, struct mcs_objcg *objcg)
+{
+	int i, n = 0;
+
+	for (i = 0; i < NR_OBJ_STOCK; i++)
+		n += READ_ONCE(stock->cached[i]) == objcg;
+	return n;
+}
+
+#define EXPECT_BYTES_CONSERVED(test, memcg, objcg, live)			\
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&(memcg)->objcg_pages) * (long)PAGE_SIZE, \
+			(long)(live) + stocked_bytes(objcg) +			\
+			atomic_read(&(objcg)->nr_charged_bytes))
+
+/* random sizes 1..3 pages: conservation after every step, exact zero at the end */
+static void obj_byte_conservation(struct kunit *test)
+{
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
+	size_t *live;
+	long live_bytes = 0;
+	int i, n = 0;
+	u32 seed = 42;
+
+	live = kunit_kcalloc(test, 256, sizeof(*live), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, live);
+
+	for (i = 0; i < 3000; i++) {
+		bool charge = n == 0 || (n < 256 && (mcs_load_next(&seed) & 1));
+
+		if (charge) {
+			size_t size = 1 + mcs_load_next(&seed) % (3 * PAGE_SIZE);
+
+			KUNIT_ASSERT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, size), 0);
+			live[n++] = size;
+			live_bytes += size;
+		} else {
+			int k = mcs_load_next(&seed) % n;
+
+			mcs_obj_uncharge(objcg, live[k]);
+			live_bytes -= live[k];
+			live[k] = live[--n];
+		}
+		EXPECT_BYTES_CONSERVED(test, memcg, objcg, live_bytes);
+		/* slots stay bounded */
+		KUNIT_EXPECT_LE(test, stocked_bytes(objcg), (long)num_possible_cpus() * U16_MAX);
+		if (!(i % 128))
+			cond_resched();
+	}
+	while (n)
+		mcs_obj_uncharge(objcg, live[--n]);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+
+	/* nothing live, nothing stocked: the leftover is whole pages */
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&objcg->nr_charged_bytes) & (PAGE_SIZE - 1), 0);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg),
+			(unsigned long)atomic_long_read(&memcg->objcg_pages));
+}
+
+/* a slot that goes over a page on uncharge gives whole pages back */
+static void obj_slot_overflow_returns_pages(struct kunit *test)
+{
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
+	struct mcs_obj_stock *stock;
+	const unsigned int big = PAGE_SIZE - PAGE_SIZE / 4;
+	int slot;
+
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_obj_stock);
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, big), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 1L);
+	KUNIT_ASSERT_EQ(test, obj_slots_of(stock, objcg), 1);
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, big), 0);	/* miss */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 2L);
+	/* the charge side keeps its remainder: two quarters now */
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 2L * (PAGE_SIZE - big));
+
+	mcs_obj_uncharge(objcg, big);	/* 2/4 + 3/4 > 1 page: one page back */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 1L);
+	for (slot = 0; slot < NR_OBJ_STOCK; slot++)
+		if (stock->cached[slot] == objcg)
+			KUNIT_EXPECT_LE(test, stock->nr_bytes[slot], (unsigned int)PAGE_SIZE);
+	mcs_obj_uncharge(objcg, big);	/* exactly one page: stays cached */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 1L);
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), (long)PAGE_SIZE);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
+	migrate_enable();
+}
+
+/* more objcgs than slots: round-robin eviction, leftovers kept, bytes exact */
+static void obj_thrash_more_objcgs_than_slots(struct kunit *test)
+{
+	enum { N = NR_OBJ_STOCK + 3 };
+	struct mcs_memcg *memcg[N];
+	struct mcs_objcg *objcg[N];
+	struct mcs_obj_stock *stock;
+	int i, round, cpu;
+
+	for (i = 0; i < N; i++) {
+		memcg[i] = mcs_test_memcg(test, NULL);
+		objcg[i] = mcs_test_objcg(test, memcg[i]);
+	}
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_obj_stock);
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < N; i++) {
+			KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg[i], GFP_NOWAIT, 100 + i), 0);
+			KUNIT_EXPECT_EQ(test, obj_slots_of(stock, objcg[i]), 1);
+		}
+		for (i = 0; i < N; i++)
+			KUNIT_EXPECT_LE(test, obj_slots_of(stock, objcg[i]), 1);
+		KUNIT_EXPECT_LT(test, (int)stock->drain_idx, NR_OBJ_STOCK);
+	}
+	for (i = 0; i < N; i++)
+		EXPECT_BYTES_CONSERVED(test, memcg[i], objcg[i], 4 * (100 + i));
+	for (round = 0; round < 4; round++)
+		for (i = 0; i < N; i++)
+			mcs_obj_uncharge(objcg[i], 100 + i);
+	migrate_enable();
+	for (i = 0; i < N; i++)
+		EXPECT_BYTES_CONSERVED(test, memcg[i], objcg[i], 0);
+
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < N; i++)
+			KUNIT_EXPECT_EQ(test, obj_slots_of(per_cpu_ptr(&mcs_obj_stock, cpu),
+							   objcg[i]), 0);
+}
+
+/* obj stock busy: pages charged directly, remainders on the objcg, stats direct */
+static void obj_trylock_held_falls_back(struct kunit *test)
+{
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
+	bool memcg_lock_free;
+
+	KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_obj_stock.lock));
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(objcg, GFP_NOWAIT, 100, 0,
+						     MCS_SLAB_UNRECLAIMABLE), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&objcg->nr_charged_bytes), (int)PAGE_SIZE - 100);
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 0L);
+	/* statistics went straight to the memcg */
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, 0, MCS_SLAB_UNRECLAIMABLE), 100L);
+
+	mcs_obj_uncharge_account(objcg, 100, 0, MCS_SLAB_UNRECLAIMABLE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&objcg->nr_charged_bytes), (int)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, 0, MCS_SLAB_UNRECLAIMABLE), 0L);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
+
+	/* the two stocks have separate locks */
+	memcg_lock_free = local_trylock(&mcs_memcg_stock.lock);
+	if (memcg_lock_free)
+		local_unlock(&mcs_memcg_stock.lock);
+	local_unlock(&mcs_obj_stock.lock);
+	KUNIT_EXPECT_TRUE(test, memcg_lock_free);
+
+	/* the leftover page is returned once the stock is usable again */
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, 8), 0);
+	mcs_obj_uncharge(objcg, 8);
+	migrate_enable();
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
+}
+
+/* slab statistics: exact per node and item after a drain */
+static void obj_slab_stats_exact(struct kunit *test)
+{
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
+	long (*expect)[NR_MCS_SLAB_ITEMS];
+	u32 seed = 7;
+	int i, nid, item;
+
+	expect = kunit_kcalloc(test, nr_node_ids, sizeof(*expect), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, expect);
+
+	for (i = 0; i < 400; i++) {
+		size_t size = 8 + mcs_load_next(&seed) % 2000;
+
+		nid = first_node(node_possible_map);
+		item = mcs_load_next(&seed) % NR_MCS_SLAB_ITEMS;
+		KUNIT_ASSERT_EQ(test, mcs_obj_charge_account(objcg, GFP_KERNEL, size, nid,
+							     item), 0);
+		expect[nid][item] += size;
+		if (i % 3 == 0) {
+			mcs_obj_uncharge_account(objcg, size, nid, item);
+			expect[nid][item] -= size;
+		}
+	}
+	mcs_drain_all_stock(memcg, true);
+	for_each_node(nid)
+		for (item = 0; item < NR_MCS_SLAB_ITEMS; item++)
+			KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, nid, item),
+					expect[nid][item]);
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(objcg, GFP_KERNEL, 1, -1, 0), -EINVAL);
+	/* uncharge everything that is live, by re-walking the same sequence */
+	for_each_node(nid)
+		for (item = 0; item < NR_MCS_SLAB_ITEMS; item++)
+			if (expect[nid][item])
+				mcs_obj_uncharge_account(objcg, expect[nid][item], nid, item);
+	mcs_drain_all_stock(memcg, true);
+	for_each_node(nid)
+		for (item = 0; item < NR_MCS_SLAB_ITEMS; item++)
+			KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, nid, item), 0L);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
+}
+
+static long fill_obj_this_cpu(void *arg)
+{
+	struct mcs_objcg *objcg = arg;
+
+	if (mcs_obj_charge(objcg, GFP_KERNEL, 64))
+		return -ENOMEM;
+	return 0;	/* 64 bytes stay live, the rest of the page is stocked */
+}
+
+/* drain-all, async and sync, empties the obj stocks too */
+static void obj_drain_all(struct kunit *test)
+{
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
+	int cpu, n = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		KUNIT_EXPECT_EQ(test, work_on_cpu(cpu, fill_obj_this_cpu, objcg), 0L);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), n * ((long)PAGE_SIZE - 64));
+	mcs_drain_all_stock(memcg, false);
+	for_each_online_cpu(cpu)
+		flush_work(&per_cpu_ptr(&mcs_obj_stock, cpu)->work);
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 0L);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, n * 64L);
+	for (cpu = 0; cpu < n; cpu++)
+		mcs_obj_uncharge(objcg, 64);
+	mcs_drain_all_stock(memcg, true);
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 0L);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
+}
+
+static void obj_hotplug_drains_dead_cpu(struct kunit *test)
+{
+	struct mcs_memcg *memcg;
+	struct mcs_objcg *objcg;
+	int target, ret;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "kernel without CPU hotplug (UML has none)");
+	target = cpumask_last(cpu_online_mask);
+	if (num_online_cpus() < 2 || target == 0)
+		kunit_skip(test, "needs a second online CPU");
+
+	memcg = mcs_test_memcg(test, NULL);
+	objcg = mcs_test_objcg(test, memcg);
+	KUNIT_ASSERT_EQ(test, work_on_cpu(target, fill_obj_this_cpu, objcg), 0L);
+	KUNIT_EXPECT_EQ(test, obj_slots_of(per_cpu_ptr(&mcs_obj_stock, target), objcg), 1);
+	ret = remove_cpu(target);
+	if (ret)
+		kunit_skip(test, "remove_cpu(%d) failed: %d", target, ret);
+	KUNIT_EXPECT_EQ(test, obj_slots_of(per_cpu_ptr(&mcs_obj_stock, target), objcg), 0);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 64);
+	KUNIT_EXPECT_EQ(test, add_cpu(target), 0);
+	mcs_obj_uncharge(objcg, 64);
+}
+
+/* ---- every context at once, and reparenting under traffic ----------------- */
+
+#define NR_LOAD_OBJCGS	3
+
+struct obj_load {
+	struct mcs_objcg *objcg[NR_LOAD_OBJCGS];
+	struct mcs_memcg *victim;	/* offlined midway, or NULL */
+	unsigned long victim_usage_after;
+};
+
+static bool obj_load_one(void *arg, u32 *seed, enum mcs_load_ctx ctx)
+{
+	struct obj_load *l = arg;
+	struct mcs_objcg *objcg = l->objcg[mcs_load_next(seed) % NR_LOAD_OBJCGS];
+	size_t size = 1 + mcs_load_next(seed) % (2 * PAGE_SIZE);
+	int nid = first_node(node_possible_map);
+	gfp_t gfp = ctx == LOAD_TASK ? GFP_KERNEL : GFP_ATOMIC;
+
+	if (mcs_obj_charge_account(objcg, gfp, size, nid, MCS_SLAB_RECLAIMABLE))
+		return false;
+	mcs_obj_uncharge_account(objcg, size, nid, MCS_SLAB_RECLAIMABLE);
+	return true;
+}
+
+static void obj_all_contexts_exact(struct kunit *test)
+{
+	struct mcs_memcg *memcg[NR_LOAD_OBJCGS];
+	struct mcs_load_result res;
+	struct obj_load *l;
+	int i;
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	for (i = 0; i < NR_LOAD_OBJCGS; i++) {
+		memcg[i] = mcs_test_memcg(test, i == 1 ? memcg[0] : NULL);
+		l->objcg[i] = mcs_test_objcg(test, memcg[i]);
+	}
+	mcs_run_load(test, obj_load_one, l, 400, NULL, &res);
+	for (i = 0; i < NR_LOAD_CTX; i++)
+		KUNIT_EXPECT_GT(test, res.ops[i], 0L);
+	KUNIT_EXPECT_EQ(test, res.errors, 0L);
+
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	for (i = 0; i < NR_LOAD_OBJCGS; i++) {
+		KUNIT_EXPECT_EQ(test, stocked_bytes(l->objcg[i]), 0L);
+		EXPECT_BYTES_CONSERVED(test, memcg[i], l->objcg[i], 0);
+		KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg[i], first_node(node_possible_map),
+							  MCS_SLAB_RECLAIMABLE), 0L);
+	}
+}
+
+static void obj_offline_victim(void *arg)
+{
+	struct obj_load *l = arg;
+
+	mcs_memcg_offline(l->victim);
+	/* its pages moved to the parent, its stocks were drained */
+	l->victim_usage_after = mcs_memcg_usage(l->victim);
+}
+
+/* offline a memcg while its objcg is charged from every context */
+static void obj_reparent_under_traffic(struct kunit *test)
+{
+	struct mcs_memcg *parent = mcs_test_memcg(test, NULL);
+	struct mcs_memcg *child = mcs_test_memcg(test, parent);
+	struct mcs_load_result res;
+	struct obj_load *l;
+	int i, nid = first_node(node_possible_map);
+
+	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	for (i = 0; i < NR_LOAD_OBJCGS; i++)
+		l->objcg[i] = mcs_test_objcg(test, child);
+	l->victim = child;
+	/* some bytes stay live across the reparenting */
+	KUNIT_ASSERT_EQ(test, mcs_obj_charge_account(l->objcg[0], GFP_KERNEL, 1000, nid,
+						     MCS_SLAB_RECLAIMABLE), 0);
+
+	mcs_run_load(test, obj_load_one, l, 400, obj_offline_victim, &res);
+	KUNIT_EXPECT_EQ(test, res.errors, 0L);
+	KUNIT_EXPECT_EQ(test, l->victim_usage_after, 0UL);
+	KUNIT_EXPECT_PTR_EQ(test, mcs_objcg_memcg(l->objcg[0]), parent);
+	KUNIT_EXPECT_NULL(test, mcs_get_objcg(child));
+	/* charges after the offline landed on the parent */
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(child), 0UL);
+
+	mcs_obj_uncharge_account(l->objcg[0], 1000, nid, MCS_SLAB_RECLAIMABLE);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(parent, nid, MCS_SLAB_RECLAIMABLE), 0L);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(child, nid, MCS_SLAB_RECLAIMABLE), 0L);
+	/* what is left on the parent is exactly the objcgs' leftover pages */
+	for (i = 0; i < NR_LOAD_OBJCGS; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&l->objcg[i]->nr_charged_bytes) &
+				(PAGE_SIZE - 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent),
+			(unsigned long)atomic_long_read(&parent->objcg_pages));
+	/* the release of the objcgs (leak check) must bring the parent to 0 */
+}
+
+static void obj_release_returns_leftover(struct kunit *test)
+{
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	struct mcs_objcg *objcg = mcs_get_objcg(memcg);
+
+	KUNIT_ASSERT_NOT_NULL(test, objcg);
+	KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_obj_stock.lock));
+	/*
+	 * Busy stock: 3 pages charged, 10 bytes left over; the uncharge
+	 * returns 2 whole pages and leaves the rest over: one page in all.
+	 */
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, 3 * PAGE_SIZE - 10), 0);
+	mcs_obj_uncharge(objcg, 3 * PAGE_SIZE - 10);
+	local_unlock(&mcs_obj_stock.lock);
+	KUNIT_EXPECT_EQ(test, atomic_read(&objcg->nr_charged_bytes), (int)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 1L);
+
+	/* offline: the leftover page now belongs to the parent (the root) */
+	mcs_memcg_offline(memcg);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 1UL);
+	mcs_objcg_put(objcg);		/* last reference: the leftover goes back */
+	mcs_wait_for_frees();
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
+}
+
+static struct kunit_case obj_stock_cases[] = {
+	KUNIT_CASE(obj_byte_conservation),
+	KUNIT_CASE(obj_slot_overflow_returns_pages),
+	KUNIT_CASE(obj_thrash_more_objcgs_than_slots),
+	KUNIT_CASE(obj_trylock_held_falls_back),
+	KUNIT_CASE(obj_slab_stats_exact),
+	KUNIT_CASE(obj_drain_all),
+	KUNIT_CASE(obj_hotplug_drains_dead_cpu),
+	KUNIT_CASE(obj_release_returns_leftover),
+	KUNIT_CASE_SLOW(obj_all_contexts_exact),
+	KUNIT_CASE_SLOW(obj_reparent_under_traffic),
+	{}
+};
+
+static struct kunit_suite obj_stock_suite = {
+	.name = "mcs_obj_stock",
+	.init = mcs_test_leak_check_init,
+	.test_cases = obj_stock_cases,
+};
+
+kunit_test_suite(obj_stock_suite);

@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Object cgroups and the per-CPU obj stock: byte-sized charges.
+ *
+ * An objcg owns byte charges on behalf of a memcg.  Bytes are served from
+ * this CPU's obj stock, which caches pre-charged bytes for up to
+ * NR_OBJ_STOCK objcgs plus one pair of slab-statistics deltas.  Whole
+ * pages are charged to the memcg (through mcs_try_charge(), so through the
+ * memcg stock) when the obj stock runs dry, and returned when a slot holds
+ * more than a page.
+ *
+ * The obj stock is fully separate from the memcg stock: its own struct,
+ * its own local_trylock_t, its own drain work and FLUSHING bit.
+ *
+ * Context rules:
+ *  - Charge, uncharge and statistics paths run in any context and only
+ *    trylock the obj stock.  When that fails (interrupted holder, or any
+ *    hardirq on PREEMPT_RT) whole pages are uncharged directly, the
+ *    sub-page remainder goes to objcg->nr_charged_bytes, and statistics
+ *    are applied directly.  Interrupts are never disabled.
+ *  - Lock order: the obj stock lock may be held while the memcg stock lock
+ *    is tried (returning pages refills the memcg stock); never the reverse.
+ *  - drain_local_obj_stock() takes the blocking lock, in task context only.
+ *  - The objcg list lock is a raw spinlock taken with interrupts off: the
+ *    last objcg reference may be dropped in any context.
+ *
+ * Reparenting: when a memcg goes offline its objcgs are pointed at the
+ * parent, so later charges and uncharges through them land there.  Pages
+ * that were charged through them at the dead memcg's level are moved too:
+ * every page charge or uncharge through an objcg happens in one RCU
+ * read-side section together with the read of objcg->memcg and an update
+ * of that memcg's objcg_pages; after the switch the offline path waits
+ * for a grace period, after which the dead memcg's objcg_pages is final
+ * and is taken off its own counter level (the ancestors keep them).
+ */
+#include <linux/module.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/percpu-refcount.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "mcs_internal.h"
+
+DEFINE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock) = {
+	.lock = INIT_LOCAL_TRYLOCK(lock),
+	.index = -1,
+	.node_id = NUMA_NO_NODE,
+};
+EXPORT_PER_CPU_SYMBOL_GPL(mcs_obj_stock);
+
+static DEFINE_RAW_SPINLOCK(objcg_lock);
+static atomic_long_t nr_objcgs = ATOMIC_LONG_INIT(0);
+
+/* Bytes a slot may hold however it was filled. */
+#define OBJ_STOCK_MAX	U16_MAX
+
+/* ---- objcg lifetime --------------------------------------------------- */
+
+static void objcg_free_rcu(struct rcu_head *rcu)
+{
+	kfree(container_of(rcu, struct mcs_objcg, rcu));
+	atomic_long_dec(&nr_objcgs);
+	atomic_dec(&mcs_pending_frees);
+}
+
+static void objcg_uncharge_pages_direct(struct mcs_objcg *objcg, unsigned int nr_pages);
+
+/* Last reference gone: any context. */
+static void objcg_release(struct percpu_ref *ref)
+{
+	struct mcs_objcg *objcg = container_of(ref, struct mcs_objcg, refcnt);
+	unsigned int nr_bytes;
+	unsigned long flags;
+
+	/*
+	 * No stock holds it any more, so every leftover byte is here.  The
+	 * objects charged through it were freed, so the leftovers add up to
+	 * whole pages; anything else means bytes were lost or invented.
+	 */
+	nr_bytes = atomic_xchg(&objcg->nr_charged_bytes, 0);
+	WARN_ONCE(nr_bytes & (PAGE_SIZE - 1),
+		  "memcg_stock: objcg released with %u leftover bytes\n", nr_bytes);
+	if (nr_bytes >> PAGE_SHIFT)
+		objcg_uncharge_pages_direct(objcg, nr_bytes >> PAGE_SHIFT);
+
+	raw_spin_lock_irqsave(&objcg_lock, flags);
+	list_del(&objcg->list);
+	raw_spin_unlock_irqrestore(&objcg_lock, flags);
+
+	percpu_ref_exit(ref);
+	atomic_inc(&mcs_pending_frees);
+	call_rcu(&objcg->rcu, objcg_free_rcu);
+}
+
+int mcs_memcg_objcg_alloc(struct mcs_memcg *memcg)
+{
+	struct mcs_objcg *objcg;
+	unsigned long flags;
+
+	objcg = kzalloc(sizeof(*objcg), GFP_KERNEL);
+	if (!objcg)
+		return -ENOMEM;
+	if (percpu_ref_init(&objcg->refcnt, objcg_release, 0, GFP_KERNEL)) {
+		kfree(objcg);
+		return -ENOMEM;
+	}
+	objcg->memcg = memcg;
+	objcg->is_root = mcs_memcg_is_root(memcg);
+	atomic_long_inc(&nr_objcgs);
+
+	raw_spin_lock_irqsave(&objcg_lock, flags);
+	list_add(&objcg->list, &memcg->objcg_list);
+	raw_spin_unlock_irqrestore(&objcg_lock, flags);
+	rcu_assign_pointer(memcg->objcg, objcg);
+	return 0;
+}
+
+/* Drop the memcg's own objcg reference (offline, module exit, failed create). */
+void mcs_memcg_objcg_kill(struct mcs_memcg *memcg)
+{
+	struct mcs_objcg *objcg = rcu_replace_pointer(memcg->objcg, NULL, true);
+
+	if (objcg)
+		percpu_ref_kill(&objcg->refcnt);
+}
+
+/**
+ * mcs_get_objcg() - the current objcg of a memcg, with a reference
+ * @memcg: memcg
+ *
+ * Return: the objcg, or NULL when @memcg is offline.  Drop the reference
+ * with mcs_objcg_put().
+ */
+struct mcs_objcg *mcs_get_objcg(struct mcs_memcg *memcg)
+{
+	struct mcs_objcg *objcg;
+
+	rcu_read_lock();
+	objcg = rcu_dereference(memcg->objcg);
+	if (objcg && !percpu_ref_tryget(&objcg->refcnt))
+		objcg = NULL;
+	rcu_read_unlock();
+	return objcg;
+}
+EXPORT_SYMBOL_GPL(mcs_get_objcg);
+
+/**
+ * mcs_objcg_get() - take another reference
+ * @objcg: objcg the caller holds a reference on
+ */
+void mcs_objcg_get(struct mcs_objcg *objcg)
+{
+	percpu_ref_get(&objcg->refcnt);
+}
+EXPORT_SYMBOL_GPL(mcs_objcg_get);
+
+/**
+ * mcs_objcg_put() - drop a reference
+ * @objcg: objcg
+ *
+ * Any context.  The last reference returns the objcg's leftover pages to
+ * its memcg and frees it after an RCU grace period.
+ */
+void mcs_objcg_put(struct mcs_objcg *objcg)
+{
+	percpu_ref_put(&objcg->refcnt);
+}
+EXPORT_SYMBOL_GPL(mcs_objcg_put);
+
+/**
+ * mcs_objcg_memcg() - the memcg an objcg charges now
+ * @objcg: objcg
+ *
+ * Return: the memcg; it changes when that memcg goes offline, so the
+ * value is only a snapshot (stable under rcu_read_lock()).
+ */
+struct mcs_memcg *mcs_objcg_memcg(struct mcs_objcg *objcg)
+{
+	return READ_ONCE(objcg->memcg);
+}
+EXPORT_SYMBOL_GPL(mcs_objcg_memcg);
+
+/**
+ * mcs_objcg_nr_alive() - objcgs allocated and not yet freed
+ *
+ * Return: the count; invariant checks compare it before and after a run.
+ */
+long mcs_objcg_nr_alive(void)
+{
+	return atomic_long_read(&nr_objcgs);
+}
+EXPORT_SYMBOL_GPL(mcs_objcg_nr_alive);
+
+/* ---- page charges through an objcg --------------------------------------- */
+
+/*
+ * Charge whole pages to the objcg's memcg.  mcs_try_charge() never sleeps
+ * (its drain is the asynchronous one), so it can run inside the RCU
+ * section that makes the charge and the objcg_pages update one unit with
+ * respect to reparenting.  -ENOENT means the memcg went offline after we
+ * read the pointer; by then the objcg points at the parent: read again.
+ */
+static int objcg_charge_pages(struct mcs_objcg *objcg, gfp_t gfp, unsigned int nr_pages)
+{
+	struct mcs_memcg *memcg;
+	int ret;
+
+	do {
+		rcu_read_lock();
+		memcg = READ_ONCE(objcg->memcg);
+		ret = mcs_try_charge(memcg, gfp, nr_pages);
+		if (!ret)
+			atomic_long_add(nr_pages, &memcg->objcg_pages);
+		rcu_read_unlock();
+		/* pairs with the release of the objcg lock in reparenting */
+		smp_rmb();
+	} while (ret == -ENOENT);
+	return ret;
+}
+
+/* Return pages through the memcg stock (the path of byte uncharges). */
+static void objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages)
+{
+	struct mcs_memcg *memcg;
+
+	rcu_read_lock();
+	memcg = READ_ONCE(objcg->memcg);
+	atomic_long_sub(nr_pages, &memcg->objcg_pages);
+	mcs_uncharge_pages(memcg, nr_pages);
+	rcu_read_unlock();
+}
+
+/* Return pages straight to the counters (drains and release). */
+static void objcg_uncharge_pages_direct(struct mcs_objcg *objcg, unsigned int nr_pages)
+{
+	struct mcs_memcg *memcg;
+
+	rcu_read_lock();
+	memcg = READ_ONCE(objcg->memcg);
+	atomic_long_sub(nr_pages, &memcg->objcg_pages);
+	mcs_memcg_uncharge_direct(memcg, nr_pages);
+	rcu_read_unlock();
+}
+
+static void objcg_mod_stat(struct mcs_objcg *objcg, int nid,
+			   enum mcs_slab_item item, int nr_bytes)
+{
+	struct mcs_memcg *memcg;
+
+	if (!nr_bytes)
+		return;
+	rcu_read_lock();
+	memcg = READ_ONCE(objcg->memcg);
+	atomic_long_add(nr_bytes, &memcg->nodeinfo[nid]->slab_b[item]);
+	rcu_read_unlock();
+}
+
+/* ---- the obj stock ----------------------------------------------------------- */
+
+/* NULL when the stock is busy: callers then take the direct paths. */
+static struct mcs_obj_stock *trylock_obj_stock(void)
+{
+	if (!local_trylock(&mcs_obj_stock.lock))
+		return NULL;
+	return this_cpu_ptr(&mcs_obj_stock);
+}
+
+static void unlock_obj_stock(struct mcs_obj_stock *stock)
+{
+	if (stock)
+		local_unlock(&mcs_obj_stock.lock);
+}
+
+static int obj_slot(struct mcs_obj_stock *stock, struct mcs_objcg *objcg)
+{
+	int i;
+
+	for (i = 0; i < NR_OBJ_STOCK; i++)
+		if (READ_ONCE(stock->cached[i]) == objcg)
+			return i;
+	return -1;
+}
+
+static bool __consume_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *stock,
+				unsigned int nr_bytes)
+{
+	int i = obj_slot(stock, objcg);
+
+	if (i < 0 || stock->nr_bytes[i] < nr_bytes)
+		return false;
+	stock->nr_bytes[i] -= nr_bytes;
+	return true;
+}
+
+/* Flush the cached slab-stat pair to the objcg and node that own it. */
+static void drain_obj_stock_stats(struct mcs_obj_stock *stock)
+{
+	struct mcs_objcg *objcg;
+	int item;
+
+	if (stock->index < 0)
+		return;
+	objcg = stock->cached[stock->index];
+	for (item = 0; item < NR_MCS_SLAB_ITEMS; item++) {
+		objcg_mod_stat(objcg, stock->node_id, item, stock->nr_slab_b[item]);
+		stock->nr_slab_b[item] = 0;
+	}
+	stock->index = -1;
+	stock->node_id = NUMA_NO_NODE;
+}
+
+/*
+ * Empty slot @i: whole pages straight back to the counters, the sub-page
+ * remainder onto the objcg, the stats flushed if they were this slot's.
+ */
+static void drain_obj_stock_slot(struct mcs_obj_stock *stock, int i)
+{
+	struct mcs_objcg *old = stock->cached[i];
+	unsigned int nr_bytes = stock->nr_bytes[i];
+
+	if (!old)
+		return;
+	if (nr_bytes >> PAGE_SHIFT)
+		objcg_uncharge_pages_direct(old, nr_bytes >> PAGE_SHIFT);
+	if (nr_bytes & (PAGE_SIZE - 1))
+		atomic_add(nr_bytes & (PAGE_SIZE - 1), &old->nr_charged_bytes);
+	stock->nr_bytes[i] = 0;
+	if (stock->index == i)
+		drain_obj_stock_stats(stock);
+	WRITE_ONCE(stock->cached[i], NULL);
+	mcs_objcg_put(old);
+}
+
+static void drain_obj_stock(struct mcs_obj_stock *stock)
+{
+	int i;
+
+	for (i = 0; i < NR_OBJ_STOCK; i++)
+		drain_obj_stock_slot(stock, i);
+}
+
+/*
+ * Put @nr_bytes, already charged, into the stock.  @allow_uncharge: give
+ * whole pages back once the slot holds more than a page.  The charge side
+ * passes false so that it does not uncharge a page it has just charged.
+ * With a NULL (busy) stock, pages are uncharged directly and the remainder
+ * is left on the objcg.
+ */
+static void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *stock,
+			       unsigned int nr_bytes, bool allow_uncharge)
+{
+	unsigned int nr_pages = 0, stocked;
+	int i, empty = -1;
+
+	if (!stock) {
+		nr_pages = nr_bytes >> PAGE_SHIFT;
+		atomic_add(nr_bytes & (PAGE_SIZE - 1), &objcg->nr_charged_bytes);
+		goto out;
+	}
+
+	for (i = 0; i < NR_OBJ_STOCK; i++) {
+		if (stock->cached[i] == objcg)
+			break;
+		if (!stock->cached[i] && empty < 0)
+			empty = i;
+	}
+	if (i == NR_OBJ_STOCK) {
+		if (empty < 0) {
+			empty = stock->drain_idx;
+			stock->drain_idx = (stock->drain_idx + 1) % NR_OBJ_STOCK;
+			drain_obj_stock_slot(stock, empty);
+		}
+		i = empty;
+		mcs_objcg_get(objcg);
+		/* the objcg's leftovers join the slot; may be many pages */
+		stock->nr_bytes[i] = atomic_xchg(&objcg->nr_charged_bytes, 0);
+		WRITE_ONCE(stock->cached[i], objcg);
+		allow_uncharge = true;
+	}
+
+	stocked = stock->nr_bytes[i] + nr_bytes;
+	if ((allow_uncharge && stocked > PAGE_SIZE) || stocked > OBJ_STOCK_MAX) {
+		nr_pages = stocked >> PAGE_SHIFT;
+		stocked &= PAGE_SIZE - 1;
+	}
+	stock->nr_bytes[i] = stocked;
+out:
+	if (nr_pages)
+		objcg_uncharge_pages(objcg, nr_pages);
+}
+
+/*
+ * Account @nr_bytes of slab on @nid to @objcg, cached in the stock when the
+ * objcg has a slot there.  Called after consume/refill, which give it one.
+ */
+static void __account_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *stock,
+				int nr_bytes, int nid, enum mcs_slab_item item)
+{
+	int slot, *cached, sum;
+
+	slot = stock ? obj_slot(stock, objcg) : -1;
+	if (slot < 0) {
+		objcg_mod_stat(objcg, nid, item, nr_bytes);
+		return;
+	}
+	if (stock->index >= 0 && (stock->index != slot || stock->node_id != nid))
+		drain_obj_stock_stats(stock);
+	if (stock->index < 0) {
+		stock->index = slot;
+		stock->node_id = nid;
+	}
+
+	/*
+	 * The first delta is kept even when large, so that a matching free
+	 * can cancel it; later sums are flushed once they pass a page.
+	 */
+	cached = &stock->nr_slab_b[item];
+	sum = *cached + nr_bytes;
+	if (abs(sum) <= S16_MAX && (*cached == 0 || abs(sum) <= PAGE_SIZE)) {
+		*cached = sum;
+	} else {
+		*cached = 0;
+		objcg_mod_stat(objcg, nid, item, sum);
+	}
+}
+
+static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
+		      int nid, enum mcs_slab_item item, bool account)
+{
+	struct mcs_obj_stock *stock;
+	unsigned int nr_pages, remainder;
+	int ret;
+
+	if (size > INT_MAX ||
+	    (account && (nid < 0 || nid >= nr_node_ids || !node_possible(nid))))
+		return -EINVAL;
+	if (objcg->is_root || !size)
+		return 0;
+
+	stock = trylock_obj_stock();
+	if (stock && __consume_obj_stock(objcg, stock, size)) {
+		if (account)
+			__account_obj_stock(objcg, stock, size, nid, item);
+		unlock_obj_stock(stock);
+		return 0;
+	}
+	unlock_obj_stock(stock);
+
+	nr_pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	remainder = PAGE_ALIGN(size) - size;
+	ret = objcg_charge_pages(objcg, gfp, nr_pages);
+	if (ret)
+		return ret;
+
+	stock = trylock_obj_stock();
+	if (remainder)
+		__refill_obj_stock(objcg, stock, remainder, false);
+	if (account)
+		__account_obj_stock(objcg, stock, size, nid, item);
+	unlock_obj_stock(stock);
+	return 0;
+}
+
+static void obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
+			 enum mcs_slab_item item, bool account)
+{
+	struct mcs_obj_stock *stock;
+
+	if (objcg->is_root || !size)
+		return;
+	if (WARN_ON_ONCE(size > INT_MAX ||
+			 (account && (nid < 0 || nid >= nr_node_ids || !node_possible(nid)))))
+		return;
+
+	stock = trylock_obj_stock();
+	__refill_obj_stock(objcg, stock, size, true);
+	if (account)
+		__account_obj_stock(objcg, stock, -(int)size, nid, item);
+	unlock_obj_stock(stock);
+}
+
+/**
+ * mcs_obj_charge() - charge bytes to an objcg
+ * @objcg: objcg (the caller holds a reference)
+ * @gfp: allocation context, as for mcs_try_charge()
+ * @size: bytes
+ *
+ * Served from this CPU's obj stock when possible; otherwise whole pages
+ * are charged and the rest of the last page is kept in the stock.  Any
+ * context.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
+{
+	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false);
+}
+EXPORT_SYMBOL_GPL(mcs_obj_charge);
+
+/**
+ * mcs_obj_uncharge() - return bytes charged with mcs_obj_charge()
+ * @objcg: objcg that was charged
+ * @size: bytes
+ *
+ * Any context.
+ */
+void mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
+{
+	obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false);
+}
+EXPORT_SYMBOL_GPL(mcs_obj_uncharge);
+
+/**
+ * mcs_obj_charge_account() - charge bytes and account them as slab
+ * @objcg: objcg (the caller holds a reference)
+ * @gfp: allocation context
+ * @size: bytes
+ * @nid: node of the object
+ * @item: which slab statistic
+ *
+ * Like mcs_obj_charge() plus the per-node slab statistic of the memcg, both
+ * under one trylock of the obj stock, like a slab allocation hook.
+ *
+ * Return: 0, -ENOMEM, or -EINVAL for a node that does not exist.
+ */
+int mcs_obj_charge_account(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
+			   int nid, enum mcs_slab_item item)
+{
+	return obj_charge(objcg, gfp, size, nid, item, true);
+}
+EXPORT_SYMBOL_GPL(mcs_obj_charge_account);
+
+/**
+ * mcs_obj_uncharge_account() - uncharge bytes charged with mcs_obj_charge_account()
+ * @objcg: objcg that was charged
+ * @size: bytes
+ * @nid: node given at charge time
+ * @item: statistic given at charge time
+ */
+void mcs_obj_uncharge_account(struct mcs_objcg *objcg, size_t size, int nid,
+			      enum mcs_slab_item item)
+{
+	obj_uncharge(objcg, size, nid, item, true);
+}
+EXPORT_SYMBOL_GPL(mcs_obj_uncharge_account);
+
+/**
+ * mcs_memcg_slab_stat() - flushed slab statistic of a memcg on a node
+ * @memcg: memcg
+ * @nid: node
+ * @item: statistic
+ *
+ * Deltas still cached in obj stocks are not included: drain first for an
+ * exact value.
+ *
+ * Return: bytes.
+ */
+long mcs_memcg_slab_stat(struct mcs_memcg *memcg, int nid, enum mcs_slab_item item)
+{
+	return atomic_long_read(&memcg->nodeinfo[nid]->slab_b[item]);
+}
+EXPORT_SYMBOL_GPL(mcs_memcg_slab_stat);
+
+/* ---- drains ------------------------------------------------------------------- */
+
+void mcs_drain_local_obj_stock(struct work_struct *work)
+{
+	struct mcs_obj_stock *stock = container_of(work, struct mcs_obj_stock, work);
+
+	if (WARN_ONCE(!in_task(), "memcg_stock: obj stock drain in atomic context\n"))
+		return;
+
+	local_lock(&mcs_obj_stock.lock);
+	/* Run elsewhere because its CPU went down: hotplug drains that one. */
+	if (stock == this_cpu_ptr(&mcs_obj_stock))
+		drain_obj_stock(stock);
+	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+	local_unlock(&mcs_obj_stock.lock);
+}
+
+/* Does @cpu's obj stock cache an objcg charging @root's subtree? */
+bool mcs_obj_stock_holds(int cpu, struct mcs_memcg *root)
+{
+	struct mcs_obj_stock *stock = per_cpu_ptr(&mcs_obj_stock, cpu);
+	bool ret = false;
+	int i;
+
+	rcu_read_lock();
+	for (i = 0; i < NR_OBJ_STOCK; i++) {
+		struct mcs_objcg *objcg = READ_ONCE(stock->cached[i]);
+
+		if (objcg && mcs_memcg_is_descendant(READ_ONCE(objcg->memcg), root)) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/* @cpu is dead: nothing runs there, no lock needed. */
+void mcs_obj_stock_cpu_dead(unsigned int cpu)
+{
+	struct mcs_obj_stock *stock = per_cpu_ptr(&mcs_obj_stock, cpu);
+
+	drain_obj_stock(stock);
+	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+}
+
+/* ---- reparenting ----------------------------------------------------------------- */
+
+/*
+ * First half of offlining: point every objcg of @memcg at its parent and
+ * hand them over.  The caller marks @memcg offline only afterwards.
+ */
+void mcs_memcg_reparent_objcgs(struct mcs_memcg *memcg)
+{
+	struct mcs_memcg *parent = memcg->parent;
+	struct mcs_objcg *iter;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&objcg_lock, flags);
+	list_for_each_entry(iter, &memcg->objcg_list, list)
+		WRITE_ONCE(iter->memcg, parent);
+	list_splice_init(&memcg->objcg_list, &parent->objcg_list);
+	raw_spin_unlock_irqrestore(&objcg_lock, flags);
+
+	mcs_memcg_objcg_kill(memcg);
+}
+
+/*
+ * Second half, after a grace period: nobody charges or uncharges through
+ * @memcg's level any more, so its objcg page count and slab statistics are
+ * final.  The pages stay charged to the ancestors, which now own them.
+ */
+void mcs_memcg_reparent_objcg_charges(struct mcs_memcg *memcg)
+{
+	struct mcs_memcg *parent = memcg->parent;
+	long nr_pages;
+	int nid, item;
+
+	nr_pages = atomic_long_xchg(&memcg->objcg_pages, 0);
+	atomic_long_add(nr_pages, &parent->objcg_pages);
+	if (nr_pages)
+		mcs_page_counter_cancel_local(&memcg->memory, nr_pages);
+
+	for_each_node(nid)
+		for (item = 0; item < NR_MCS_SLAB_ITEMS; item++)
+			atomic_long_add(atomic_long_xchg(&memcg->nodeinfo[nid]->slab_b[item], 0),
+					&parent->nodeinfo[nid]->slab_b[item]);
+}
+
+int mcs_objcg_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		INIT_WORK(&per_cpu_ptr(&mcs_obj_stock, cpu)->work, mcs_drain_local_obj_stock);
+	return 0;
+}
