@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * charge.c - the charge lifetime API: page charges as transactions whose
+ * lifetime follows the object they account for (after Weiner's 2014
+ * "naturalize charge lifetime").
+ *
+ * A struct mcs_charge plays the role of a page's memcg binding:
+ *
+ *	mcs_try_charge_page()	reserve: charge the counters (stock fast path)
+ *	mcs_commit_charge()	bind: the descriptor now owns the charge and a
+ *				reference on the memcg
+ *	mcs_cancel_charge()	abort an uncommitted reservation
+ *	mcs_uncharge()		release a committed charge ("at free"); many
+ *				at once through a gather or mcs_uncharge_batch()
+ *	mcs_migrate_charge()	move a committed charge to another descriptor
+ *
+ * Cancel and uncharge return pages straight to the page counters, never
+ * into the stock, as upstream's uncharge at free does: objects are freed
+ * in bulk, often by reclaim or exit on a CPU that is not charging their
+ * memcg, where refilled pages would only evict the slots of memcgs that
+ * are.  Batching makes up for it: consecutive descriptors of one owner
+ * cost one counter update, one statistics update and one reference drop
+ * for the whole run.
+ *
+ * Context rules: every function here may run in task, softirq or hardirq
+ * context.  mcs_try_charge_page() inherits mcs_try_charge()'s rule that a
+ * gfp mask allowing blocking means task context.  The page counters are
+ * atomic, the statistics are per-CPU local_t updated with preemption
+ * disabled, and mcs_memcg_put() frees after an RCU grace period; nothing
+ * here takes a lock.  mcs_charge_expect_misuse() is for tests, task context.
+ *
+ * Ownership: a descriptor, and a gather, belong to one caller at a time,
+ * as a page's memcg binding is stable only under the page lock, LRU
+ * isolation or exclusive ownership.  Nothing here locks them, so nothing
+ * here orders concurrent accesses to one descriptor: callers that hand a
+ * descriptor to another thread provide that ordering themselves.
+ *
+ * Misuse - a transition the state machine does not allow, such as a
+ * second commit, an uncharge of a descriptor that is not committed or a
+ * cancel of one that is - changes nothing, increments a counter that
+ * mcs_charge_misuses() reads, and warns once per call site.  A KUnit case
+ * that provokes misuse on purpose must not produce a warning (the test rig
+ * fails any run whose console shows one), so a task may announce it with
+ * mcs_charge_expect_misuse(): misuse from that task, in task context, is
+ * still refused and counted but not warned about.  The announcement names
+ * one task, so misuse by anybody else at the same time still warns.
+ */
+#include <linux/module.h>
+#include <linux/bug.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+
+#include "mcs_internal.h"
+
+static atomic_long_t nr_misuses = ATOMIC_LONG_INIT(0);
+static struct task_struct *misuse_expected_by;
+
+static const char * const charge_state_names[] = {
+	[MCS_CHARGE_IDLE]	= "idle",
+	[MCS_CHARGE_RESERVED]	= "reserved",
+	[MCS_CHARGE_COMMITTED]	= "committed",
+};
+
+static const char *state_name(const struct mcs_charge *c)
+{
+	if (c->state < ARRAY_SIZE(charge_state_names))
+		return charge_state_names[c->state];
+	return "corrupt";
+}
+
+static bool misuse_expected(void)
+{
+	return in_task() && READ_ONCE(misuse_expected_by) == current;
+}
+
+/*
+ * Evaluates to @cond.  A macro, so that each call site has a warning of its
+ * own: the first misuse of one kind does not hide the first of another.
+ */
+#define charge_misuse(cond, fmt, ...)					\
+({									\
+	bool __misuse = unlikely(cond);					\
+									\
+	if (__misuse) {							\
+		atomic_long_inc(&nr_misuses);				\
+		WARN_ONCE(!misuse_expected(),				\
+			  "memcg_stock: " fmt "\n", ##__VA_ARGS__);	\
+	}								\
+	__misuse;							\
+})
+
+/* One statistics update: @nr_pages charged, @in commits, @out uncharges. */
+static void charge_statistics(struct mcs_memcg *memcg, long nr_pages,
+			      unsigned long in, unsigned long out)
+{
+	struct mcs_memcg_stats_pcpu *stats = get_cpu_ptr(memcg->stats);
+
+	local_add(nr_pages, &stats->charge[MCS_CHARGED_PAGES]);
+	if (in)
+		local_add(in, &stats->charge[MCS_PGPGIN]);
+	if (out)
+		local_add(out, &stats->charge[MCS_PGPGOUT]);
+	put_cpu_ptr(memcg->stats);
+}
+
+static void charge_clear(struct mcs_charge *c)
+{
+	c->memcg = NULL;
+	c->nr_pages = 0;
+	c->state = MCS_CHARGE_IDLE;
+}
+
+/* Straight to the counters: see the top of the file for why not the stock. */
+static void uncharge_counters(struct mcs_memcg *memcg, unsigned long nr_pages)
+{
+	/* mcs_try_charge() does not charge the root: nothing to return. */
+	if (!mcs_memcg_is_root(memcg))
+		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+}
+
+/**
+ * mcs_try_charge_page() - reserve a charge
+ * @c: idle descriptor
+ * @memcg: memcg to charge; the caller holds a reference on it until the
+ *	reservation is committed or cancelled
+ * @gfp: allocation context, as for mcs_try_charge()
+ * @nr_pages: number of pages, at least one
+ *
+ * Charges @nr_pages to @memcg through mcs_try_charge() (served from this
+ * CPU's stock when it can be) and records the reservation in @c.  The
+ * reservation holds no reference: mcs_commit_charge() takes one.  A charge
+ * to the root memcg binds like any other but is not counted.  Any context,
+ * with a @gfp that does not allow blocking outside task context.
+ *
+ * Return: 0 and @c reserved, or an error and @c left idle: -ENOMEM or
+ * -ENOENT from mcs_try_charge(), -EINVAL for a zero @nr_pages or for a
+ * descriptor that is not idle (misuse: counted and warned about).
+ */
+int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
+			gfp_t gfp, unsigned int nr_pages)
+{
+	int ret;
+
+	if (charge_misuse(c->state != MCS_CHARGE_IDLE,
+			  "try_charge of a %s charge descriptor", state_name(c)))
+		return -EINVAL;
+	if (!nr_pages)
+		return -EINVAL;
+
+	ret = mcs_try_charge(memcg, gfp, nr_pages);
+	if (ret)
+		return ret;
+	c->memcg = memcg;
+	c->nr_pages = nr_pages;
+	c->state = MCS_CHARGE_RESERVED;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(mcs_try_charge_page);
+
+/**
+ * mcs_commit_charge() - bind a reserved charge to its memcg
+ * @c: reserved descriptor
+ *
+ * The descriptor becomes the owner of the charge and takes a reference on
+ * the memcg, which it keeps until it is uncharged: a memcg that goes
+ * offline meanwhile keeps the charge and stays allocated.  The counters do
+ * not change; the memcg's statistics gain the pages.  Committing a
+ * descriptor that is not reserved is misuse and changes nothing.  Any
+ * context.
+ */
+void mcs_commit_charge(struct mcs_charge *c)
+{
+	if (charge_misuse(c->state != MCS_CHARGE_RESERVED,
+			  "commit of a %s charge descriptor", state_name(c)))
+		return;
+
+	mcs_memcg_get(c->memcg);
+	charge_statistics(c->memcg, c->nr_pages, 1, 0);
+	c->state = MCS_CHARGE_COMMITTED;
+}
+EXPORT_SYMBOL_GPL(mcs_commit_charge);
+
+/**
+ * mcs_cancel_charge() - return a reservation that was not committed
+ * @c: reserved descriptor
+ *
+ * The pages go straight back to the page counters and @c becomes idle.
+ * Cancelling a descriptor that is not reserved (a committed charge is
+ * released with mcs_uncharge()) is misuse and changes nothing.  Any
+ * context.
+ */
+void mcs_cancel_charge(struct mcs_charge *c)
+{
+	if (charge_misuse(c->state != MCS_CHARGE_RESERVED,
+			  "cancel of a %s charge descriptor", state_name(c)))
+		return;
+
+	uncharge_counters(c->memcg, c->nr_pages);
+	charge_clear(c);
+}
+EXPORT_SYMBOL_GPL(mcs_cancel_charge);
+
+/*
+ * Flush the run: one counter update, one statistics update, then the
+ * run's reference, which may be the memcg's last.
+ */
+static void uncharge_batch(struct mcs_uncharge_gather *ug)
+{
+	struct mcs_memcg *memcg = ug->memcg;
+
+	uncharge_counters(memcg, ug->nr_pages);
+	charge_statistics(memcg, -(long)ug->nr_pages, 0, ug->nr_charges);
+	ug->nr_batches++;
+	ug->memcg = NULL;
+	ug->nr_pages = 0;
+	ug->nr_charges = 0;
+	mcs_memcg_put(memcg);
+}
+
+/* @c is committed. */
+static void uncharge_charge(struct mcs_uncharge_gather *ug, struct mcs_charge *c)
+{
+	if (ug->memcg != c->memcg) {
+		if (ug->memcg)
+			uncharge_batch(ug);
+		/* The first descriptor of a run hands its reference to @ug. */
+		ug->memcg = c->memcg;
+	} else {
+		/* Never the last reference: @ug holds one until the flush. */
+		mcs_memcg_put(c->memcg);
+	}
+	ug->nr_pages += c->nr_pages;
+	ug->nr_charges++;
+	charge_clear(c);
+}
+
+/**
+ * mcs_uncharge_gather_add() - uncharge a committed charge into a gather
+ * @ug: gather, set up with mcs_uncharge_gather_init()
+ * @c: committed descriptor
+ *
+ * @c is idle on return; the counters see its pages when the run it
+ * belongs to is flushed: when a descriptor of another owner is added, or
+ * at mcs_uncharge_gather_flush().  Until then the gather keeps the owner
+ * alive.  Adding a descriptor that is not committed is misuse and changes
+ * nothing.  Any context.
+ */
+void mcs_uncharge_gather_add(struct mcs_uncharge_gather *ug, struct mcs_charge *c)
+{
+	if (charge_misuse(c->state != MCS_CHARGE_COMMITTED,
+			  "batched uncharge of a %s charge descriptor", state_name(c)))
+		return;
+	uncharge_charge(ug, c);
+}
+EXPORT_SYMBOL_GPL(mcs_uncharge_gather_add);
+
+/**
+ * mcs_uncharge_gather_flush() - release the run a gather holds
+ * @ug: gather
+ *
+ * Does nothing when the gather is empty.  The gather can be reused
+ * afterwards; @ug->nr_batches keeps counting.  Any context.
+ */
+void mcs_uncharge_gather_flush(struct mcs_uncharge_gather *ug)
+{
+	if (ug->memcg)
+		uncharge_batch(ug);
+}
+EXPORT_SYMBOL_GPL(mcs_uncharge_gather_flush);
+
+/**
+ * mcs_uncharge() - release a committed charge
+ * @c: committed descriptor
+ *
+ * The pages go straight back to the page counters, the owner's reference
+ * is dropped and @c becomes idle.  Uncharging a descriptor that is not
+ * committed (never charged, only reserved, or already uncharged) is misuse
+ * and changes nothing.  Any context.
+ */
+void mcs_uncharge(struct mcs_charge *c)
+{
+	struct mcs_uncharge_gather ug;
+
+	if (charge_misuse(c->state != MCS_CHARGE_COMMITTED,
+			  "uncharge of a %s charge descriptor", state_name(c)))
+		return;
+	mcs_uncharge_gather_init(&ug);
+	uncharge_charge(&ug, c);
+	uncharge_batch(&ug);
+}
+EXPORT_SYMBOL_GPL(mcs_uncharge);
+
+/**
+ * mcs_uncharge_batch() - release many committed charges
+ * @charges: descriptors, in the order the caller freed their objects
+ * @nr: number of descriptors
+ *
+ * Consecutive descriptors with the same owner are released with one page
+ * counter update and one statistics update; callers that free objects of
+ * one memcg together get the most out of it.  A descriptor that is not
+ * committed is misuse: it is skipped and the others are released.  Any
+ * context.
+ *
+ * Return: the number of runs flushed, i.e. of page counter updates (a run
+ * owned by the root memcg counts but updates no counter).
+ */
+unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr)
+{
+	struct mcs_uncharge_gather ug;
+	unsigned int i;
+
+	mcs_uncharge_gather_init(&ug);
+	for (i = 0; i < nr; i++)
+		mcs_uncharge_gather_add(&ug, charges[i]);
+	mcs_uncharge_gather_flush(&ug);
+	return ug.nr_batches;
+}
+EXPORT_SYMBOL_GPL(mcs_uncharge_batch);
+
+/**
+ * mcs_migrate_charge() - move a committed charge to another descriptor
+ * @old: committed descriptor
+ * @new: idle descriptor
+ *
+ * Like page migration: the charge and the owner's reference pass from
+ * @old to @new, @old becomes idle and nothing is charged twice.  Counters,
+ * reference count and statistics are unchanged.  Anything but a committed
+ * @old and an idle @new (which also rules out @old == @new) is misuse and
+ * changes nothing.  Any context; the caller owns both descriptors.
+ */
+void mcs_migrate_charge(struct mcs_charge *old, struct mcs_charge *new)
+{
+	if (charge_misuse(old->state != MCS_CHARGE_COMMITTED,
+			  "migrate from a %s charge descriptor", state_name(old)))
+		return;
+	if (charge_misuse(new->state != MCS_CHARGE_IDLE,
+			  "migrate to a %s charge descriptor", state_name(new)))
+		return;
+
+	new->memcg = old->memcg;
+	new->nr_pages = old->nr_pages;
+	new->state = MCS_CHARGE_COMMITTED;
+	charge_clear(old);
+}
+EXPORT_SYMBOL_GPL(mcs_migrate_charge);
+
+/**
+ * mcs_charge_stat() - a memcg's charge statistic, summed over CPUs
+ * @memcg: memcg
+ * @item: which statistic
+ *
+ * Not hierarchical: only charges whose owner is @memcg count.
+ *
+ * Return: the value; exact when no charge of @memcg is in flight.
+ */
+long mcs_charge_stat(struct mcs_memcg *memcg, enum mcs_charge_item item)
+{
+	long sum = 0;
+	int cpu;
+
+	if (WARN_ON_ONCE(item >= NR_MCS_CHARGE_ITEMS))
+		return 0;
+	for_each_possible_cpu(cpu)
+		sum += local_read(&per_cpu_ptr(memcg->stats, cpu)->charge[item]);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(mcs_charge_stat);
+
+/**
+ * mcs_charge_misuses() - charge descriptor misuse since load
+ *
+ * Return: how many calls were refused because the descriptor was in the
+ * wrong state.  Invariant checks require this not to grow.
+ */
+long mcs_charge_misuses(void)
+{
+	return atomic_long_read(&nr_misuses);
+}
+EXPORT_SYMBOL_GPL(mcs_charge_misuses);
+
+/**
+ * mcs_charge_expect_misuse() - silence the misuse warning for this task
+ * @expect: true to announce misuse from the calling task, false to end
+ *	the announcement (whichever task made it)
+ *
+ * For tests only: a KUnit case that provokes misuse on purpose calls this
+ * and undoes it through a KUnit action.  Misuse is still refused and
+ * counted.  Only task context misuse of the announcing task is silenced.
+ * Task context.
+ */
+void mcs_charge_expect_misuse(bool expect)
+{
+	WRITE_ONCE(misuse_expected_by, expect ? current : NULL);
+}
+EXPORT_SYMBOL_GPL(mcs_charge_expect_misuse);
