@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * charge.c - the charge lifetime API: page charges as transactions whose
- * lifetime follows the object they account for (after Weiner's 2014
- * "naturalize charge lifetime").
+ * The charge lifetime API: page charges as transactions whose lifetime
+ * follows the object they account for (after Weiner's 2014 "naturalize
+ * charge lifetime").
  *
  * A struct mcs_charge plays the role of a page's memcg binding:
  *
@@ -111,12 +111,13 @@ static void charge_clear(struct mcs_charge *c)
 	c->state = MCS_CHARGE_IDLE;
 }
 
-/* Straight to the counters: see the top of the file for why not the stock. */
+/*
+ * Straight to the counters, the root's included (mcs_try_charge() charges
+ * the root directly): see the top of the file for why not the stock.
+ */
 static void uncharge_counters(struct mcs_memcg *memcg, unsigned long nr_pages)
 {
-	/* mcs_try_charge() does not charge the root: nothing to return. */
-	if (!mcs_memcg_is_root(memcg))
-		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 }
 
 /**
@@ -129,9 +130,8 @@ static void uncharge_counters(struct mcs_memcg *memcg, unsigned long nr_pages)
  *
  * Charges @nr_pages to @memcg through mcs_try_charge() (served from this
  * CPU's stock when it can be) and records the reservation in @c.  The
- * reservation holds no reference: mcs_commit_charge() takes one.  A charge
- * to the root memcg binds like any other but is not counted.  Any context,
- * with a @gfp that does not allow blocking outside task context.
+ * reservation holds no reference: mcs_commit_charge() takes one.  Any
+ * context, with a @gfp that does not allow blocking outside task context.
  *
  * Return: 0 and @c reserved, or an error and @c left idle: -ENOMEM or
  * -ENOENT from mcs_try_charge(), -EINVAL for a zero @nr_pages or for a
@@ -302,8 +302,7 @@ EXPORT_SYMBOL_GPL(mcs_uncharge);
  * committed is misuse: it is skipped and the others are released.  Any
  * context.
  *
- * Return: the number of runs flushed, i.e. of page counter updates (a run
- * owned by the root memcg counts but updates no counter).
+ * Return: the number of runs flushed, i.e. of page counter updates.
  */
 unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr)
 {

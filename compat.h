@@ -165,6 +165,16 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 }
 #endif
 
+/*
+ * Since 6.17 a per-CPU workqueue says so with WQ_PERCPU (and 7.x warns
+ * without it); before, per-CPU was the default and the flag may not exist.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define MCS_WQ_PERCPU	WQ_PERCPU
+#else
+#define MCS_WQ_PERCPU	0
+#endif
+
 /* SLAB_NO_MERGE appeared in 6.5; older kernels merge on name-less caches only. */
 #ifndef SLAB_NO_MERGE
 #define SLAB_NO_MERGE	0

@@ -771,6 +771,68 @@ void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages)
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 }
 
+/* ---- stock modes ------------------------------------------------------------ */
+
+static enum mcs_stock_mode stock_mode = MCS_MODE_DECOUPLED;
+static DEFINE_MUTEX(mode_mutex);
+
+static const char * const mode_names[NR_MCS_MODES] = {
+	[MCS_MODE_DECOUPLED] = "decoupled",
+	[MCS_MODE_COUPLED] = "coupled",
+	[MCS_MODE_NONE] = "none",
+};
+
+/**
+ * mcs_stock_mode_name() - name of a stock mode
+ * @mode: mode
+ *
+ * Return: "decoupled", "coupled", "none", or NULL for an invalid mode.
+ */
+const char *mcs_stock_mode_name(enum mcs_stock_mode mode)
+{
+	return (unsigned int)mode < NR_MCS_MODES ? mode_names[mode] : NULL;
+}
+EXPORT_SYMBOL_GPL(mcs_stock_mode_name);
+
+/**
+ * mcs_stock_get_mode() - the stock mode in use
+ *
+ * Return: the current mode.
+ */
+enum mcs_stock_mode mcs_stock_get_mode(void)
+{
+	return READ_ONCE(stock_mode);
+}
+EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
+
+/**
+ * mcs_stock_set_mode() - switch the per-CPU caching design
+ * @mode: new mode
+ *
+ * Every stock of every mode is drained around the switch, so no cached
+ * charge outlives it.  Meant for quiescent points (between benchmark
+ * runs): charges racing with a switch stay exact but may be cached by the
+ * old mode until the next drain.  Task context; sleeps.
+ *
+ * Return: 0, -EINVAL for an unknown mode, -EOPNOTSUPP for a mode this
+ * build does not implement.
+ */
+int mcs_stock_set_mode(enum mcs_stock_mode mode)
+{
+	if ((unsigned int)mode >= NR_MCS_MODES)
+		return -EINVAL;
+	if (mode != MCS_MODE_DECOUPLED)
+		return -EOPNOTSUPP;
+	mutex_lock(&mode_mutex);
+	mcs_drain_all_stock(root_memcg, true);
+	WRITE_ONCE(stock_mode, mode);
+	synchronize_rcu();
+	mcs_drain_all_stock(root_memcg, true);
+	mutex_unlock(&mode_mutex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(mcs_stock_set_mode);
+
 /* ---- module init and exit ------------------------------------------------ */
 
 /* Drain every possible CPU: online ones through their work, others here. */
@@ -805,7 +867,7 @@ static int __init mcs_init(void)
 		goto err_debugfs;
 
 	ret = -ENOMEM;
-	mcs_drain_wq = alloc_workqueue("mcs_drain", 0, 0);
+	mcs_drain_wq = alloc_workqueue("mcs_drain", MCS_WQ_PERCPU, 0);
 	if (!mcs_drain_wq)
 		goto err_slab;
 

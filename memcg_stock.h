@@ -123,6 +123,26 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages);
 void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
 
 /**
+ * enum mcs_stock_mode - which per-CPU caching the charge paths use
+ * @MCS_MODE_DECOUPLED: separate memcg and obj stocks under local_trylock
+ *	(the 2025 design, the default)
+ * @MCS_MODE_COUPLED: one per-CPU struct caching one memcg and one objcg
+ *	under one local_lock_irqsave (the 6.12 design, for comparison)
+ * @MCS_MODE_NONE: no per-CPU caching: counters charged directly
+ * @NR_MCS_MODES: number of modes
+ */
+enum mcs_stock_mode {
+	MCS_MODE_DECOUPLED,
+	MCS_MODE_COUPLED,
+	MCS_MODE_NONE,
+	NR_MCS_MODES,
+};
+
+int mcs_stock_set_mode(enum mcs_stock_mode mode);
+enum mcs_stock_mode mcs_stock_get_mode(void);
+const char *mcs_stock_mode_name(enum mcs_stock_mode mode);
+
+/**
  * enum mcs_slab_item - per-node slab statistics of a memcg
  * @MCS_SLAB_RECLAIMABLE: bytes of reclaimable slab objects (slab_reclaimable_b)
  * @MCS_SLAB_UNRECLAIMABLE: bytes of unreclaimable slab objects (slab_unreclaimable_b)
@@ -207,8 +227,7 @@ static inline struct mcs_memcg *mcs_charge_owner(const struct mcs_charge *c)
  * @nr_pages: pages of the run being gathered
  * @nr_charges: descriptors in the run being gathered
  * @nr_batches: runs flushed since mcs_uncharge_gather_init(); each flush
- *	made one page counter update (none for the root memcg) and one
- *	statistics update
+ *	made one page counter update and one statistics update
  *
  * Consecutive descriptors of the same owner form a run.  Caller-owned
  * like the descriptors; it must be flushed before it goes out of scope.

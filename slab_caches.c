@@ -26,25 +26,49 @@ MODULE_PARM_DESC(slab_kmalloc,
 static struct kmem_cache *memcg_cachep;
 static struct kmem_cache *memcg_pn_cachep;
 
+/**
+ * mcs_memcg_struct_size() - bytes of a struct mcs_memcg for this machine
+ *
+ * Return: the size including the per-node pointer array for nr_node_ids.
+ */
 size_t mcs_memcg_struct_size(void)
 {
 	return struct_size((struct mcs_memcg *)NULL, nodeinfo, nr_node_ids);
 }
+EXPORT_SYMBOL_GPL(mcs_memcg_struct_size);
 
+/**
+ * mcs_slab_uses_kmalloc() - were the memcg structs allocated with kmalloc?
+ *
+ * Return: the value of the slab_kmalloc module parameter.
+ */
 bool mcs_slab_uses_kmalloc(void)
 {
 	return slab_kmalloc;
 }
+EXPORT_SYMBOL_GPL(mcs_slab_uses_kmalloc);
 
+/**
+ * mcs_memcg_cache() - the kmem_cache of struct mcs_memcg
+ *
+ * Return: the cache (it exists whatever slab_kmalloc says).
+ */
 struct kmem_cache *mcs_memcg_cache(void)
 {
 	return memcg_cachep;
 }
+EXPORT_SYMBOL_GPL(mcs_memcg_cache);
 
+/**
+ * mcs_memcg_pn_cache() - the kmem_cache of struct mcs_memcg_per_node
+ *
+ * Return: the cache (it exists whatever slab_kmalloc says).
+ */
 struct kmem_cache *mcs_memcg_pn_cache(void)
 {
 	return memcg_pn_cachep;
 }
+EXPORT_SYMBOL_GPL(mcs_memcg_pn_cache);
 
 struct mcs_memcg *mcs_memcg_alloc(void)
 {

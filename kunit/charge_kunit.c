@@ -8,49 +8,28 @@
  * cases that count pages exactly use that size; cases about the stock
  * charge single pages on one CPU with GFP_NOWAIT.  The cases that provoke
  * misuse announce it with mcs_charge_expect_misuse(), so that the refused
- * calls do not warn, and declare how many they provoke: the suite's exit
- * check compares that with mcs_charge_misuses().
+ * calls do not warn, and declare how many they provoke: the exit check of
+ * every case compares that with mcs_charge_misuses().
  */
 #include <kunit/test.h>
-#include <linux/cpu.h>
-#include <linux/delay.h>
-#include <linux/hrtimer.h>
-#include <linux/kthread.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 
-#include "../mcs_internal.h"
+#include "mcs_kunit.h"
 
 /* Over the batch: charged to the counters exactly, never stocked. */
 #define EXACT_PAGES	(MCS_CHARGE_BATCH + 1)
 
 /* ---- helpers ---------------------------------------------------------- */
 
-struct charge_ctx {
-	long underflows;
-	long misuses;
-	long alive;
-	long misuses_expected;
-	bool misuse_announced;
-};
-
-static void memcg_release(void *arg)
-{
-	struct mcs_memcg *memcg = arg;
-
-	mcs_memcg_offline(memcg);
-	mcs_memcg_put(memcg);
-}
-
-/* A memcg released (offline + put) when the case ends, pass or fail. */
-static struct mcs_memcg *test_memcg(struct kunit *test, struct mcs_memcg *parent)
-{
-	struct mcs_memcg *memcg = mcs_memcg_create(parent, test->name);
-
-	KUNIT_ASSERT_FALSE(test, IS_ERR(memcg));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, memcg_release, memcg), 0);
-	return memcg;
-}
+/*
+ * Misuse the running case provokes on purpose.  KUnit runs one case at a
+ * time, and test->priv belongs to the shared leak check, hence a static.
+ */
+static struct {
+	long start;
+	long expected;
+	bool announced;
+} misuse;
 
 struct charge_set {
 	struct mcs_charge *c;
@@ -95,15 +74,13 @@ static void misuse_announcement_end(void *unused)
 /* The case is about to provoke @nr misuses on purpose. */
 static void expect_misuse(struct kunit *test, long nr)
 {
-	struct charge_ctx *ctx = test->priv;
-
-	ctx->misuses_expected += nr;
-	if (ctx->misuse_announced)
+	misuse.expected += nr;
+	if (misuse.announced)
 		return;
 	mcs_charge_expect_misuse(true);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, misuse_announcement_end,
-							 NULL), 0);
-	ctx->misuse_announced = true;
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, misuse_announcement_end, NULL), 0);
+	misuse.announced = true;
 }
 
 static unsigned int refs(struct mcs_memcg *memcg)
@@ -143,35 +120,28 @@ static void expect_charge(struct kunit *test, const struct mcs_charge *c,
 	KUNIT_EXPECT_EQ(test, c->nr_pages, nr_pages);
 }
 
-/* Registered first, so it runs last: nothing may be left behind. */
-static void charge_test_check(void *arg)
+/* Runs after the case's own actions: only the announced misuse happened. */
+static void misuse_check(void *arg)
 {
 	struct kunit *test = arg;
-	struct charge_ctx *ctx = test->priv;
-	int i;
 
-	mcs_drain_all_stock(mcs_root_memcg(), true);
-	/* a freed memcg drops its parent's reference from an RCU callback */
-	for (i = 0; i < 4 && mcs_memcg_nr_alive() != ctx->alive; i++)
-		rcu_barrier();
-	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), ctx->alive);
-	KUNIT_EXPECT_EQ(test, mcs_page_counter_underflows(), ctx->underflows);
-	KUNIT_EXPECT_EQ(test, mcs_charge_misuses(), ctx->misuses + ctx->misuses_expected);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_charge_misuses(), misuse.start + misuse.expected);
 }
 
+/*
+ * The shared leak check (registered first, so it runs last) covers memcgs,
+ * references and usage; the misuse check is this suite's own.
+ */
 static int charge_test_init(struct kunit *test)
 {
-	struct charge_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	int ret = mcs_test_leak_check_init(test);
 
-	if (!ctx)
-		return -ENOMEM;
-	mcs_drain_all_stock(mcs_root_memcg(), true);
-	ctx->underflows = mcs_page_counter_underflows();
-	ctx->misuses = mcs_charge_misuses();
-	ctx->alive = mcs_memcg_nr_alive();
-	test->priv = ctx;
-	return kunit_add_action(test, charge_test_check, test);
+	if (ret)
+		return ret;
+	misuse.start = mcs_charge_misuses();
+	misuse.expected = 0;
+	misuse.announced = false;
+	return kunit_add_action(test, misuse_check, test);
 }
 
 /* ---- the state machine ------------------------------------------------- */
@@ -226,23 +196,46 @@ struct transition {
 	  .charged = ch, .pgpgin = in, .pgpgout = out }
 #define MISUSE(f, o)	{ .from = f, .op = o, .legal = false }
 
-/* Every (history, operation) pair: the legal ones spelled out. */
+/*
+ * Every (history, operation) pair.  A migration onto an idle descriptor
+ * takes the charge and its reference from the committed one it comes from.
+ */
 static const struct transition transitions[] = {
-#define IDLE_ROWS(h)								\
-	LEGAL(h, OP_TRY, MCS_CHARGE_RESERVED, 1, 0, 0, 0, 0),			\
-	MISUSE(h, OP_COMMIT),							\
-	MISUSE(h, OP_CANCEL),							\
-	MISUSE(h, OP_UNCHARGE),							\
-	MISUSE(h, OP_UNCHARGE_BATCH),						\
-	MISUSE(h, OP_MIGRATE_FROM),						\
-	/* the charge and its reference come from the other descriptor */	\
-	LEGAL(h, OP_MIGRATE_TO, MCS_CHARGE_COMMITTED, 0, 0, 0, 0, 0),		\
-	MISUSE(h, OP_MIGRATE_SELF)
-	IDLE_ROWS(H_NEW),
-	IDLE_ROWS(H_CANCELLED),
-	IDLE_ROWS(H_UNCHARGED),
-	IDLE_ROWS(H_MIGRATED),
-#undef IDLE_ROWS
+	LEGAL(H_NEW, OP_TRY, MCS_CHARGE_RESERVED, 1, 0, 0, 0, 0),
+	MISUSE(H_NEW, OP_COMMIT),
+	MISUSE(H_NEW, OP_CANCEL),
+	MISUSE(H_NEW, OP_UNCHARGE),
+	MISUSE(H_NEW, OP_UNCHARGE_BATCH),
+	MISUSE(H_NEW, OP_MIGRATE_FROM),
+	LEGAL(H_NEW, OP_MIGRATE_TO, MCS_CHARGE_COMMITTED, 0, 0, 0, 0, 0),
+	MISUSE(H_NEW, OP_MIGRATE_SELF),
+
+	LEGAL(H_CANCELLED, OP_TRY, MCS_CHARGE_RESERVED, 1, 0, 0, 0, 0),
+	MISUSE(H_CANCELLED, OP_COMMIT),
+	MISUSE(H_CANCELLED, OP_CANCEL),
+	MISUSE(H_CANCELLED, OP_UNCHARGE),
+	MISUSE(H_CANCELLED, OP_UNCHARGE_BATCH),
+	MISUSE(H_CANCELLED, OP_MIGRATE_FROM),
+	LEGAL(H_CANCELLED, OP_MIGRATE_TO, MCS_CHARGE_COMMITTED, 0, 0, 0, 0, 0),
+	MISUSE(H_CANCELLED, OP_MIGRATE_SELF),
+
+	LEGAL(H_UNCHARGED, OP_TRY, MCS_CHARGE_RESERVED, 1, 0, 0, 0, 0),
+	MISUSE(H_UNCHARGED, OP_COMMIT),
+	MISUSE(H_UNCHARGED, OP_CANCEL),
+	MISUSE(H_UNCHARGED, OP_UNCHARGE),
+	MISUSE(H_UNCHARGED, OP_UNCHARGE_BATCH),
+	MISUSE(H_UNCHARGED, OP_MIGRATE_FROM),
+	LEGAL(H_UNCHARGED, OP_MIGRATE_TO, MCS_CHARGE_COMMITTED, 0, 0, 0, 0, 0),
+	MISUSE(H_UNCHARGED, OP_MIGRATE_SELF),
+
+	LEGAL(H_MIGRATED, OP_TRY, MCS_CHARGE_RESERVED, 1, 0, 0, 0, 0),
+	MISUSE(H_MIGRATED, OP_COMMIT),
+	MISUSE(H_MIGRATED, OP_CANCEL),
+	MISUSE(H_MIGRATED, OP_UNCHARGE),
+	MISUSE(H_MIGRATED, OP_UNCHARGE_BATCH),
+	MISUSE(H_MIGRATED, OP_MIGRATE_FROM),
+	LEGAL(H_MIGRATED, OP_MIGRATE_TO, MCS_CHARGE_COMMITTED, 0, 0, 0, 0, 0),
+	MISUSE(H_MIGRATED, OP_MIGRATE_SELF),
 
 	MISUSE(H_RESERVED, OP_TRY),
 	LEGAL(H_RESERVED, OP_COMMIT, MCS_CHARGE_COMMITTED, 0, 1, 1, 1, 0),
@@ -268,6 +261,7 @@ static void transition_desc(const struct transition *t, char *desc)
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s: %s", history_names[t->from],
 		 op_names[t->op], t->legal ? "legal" : "misuse");
 }
+
 KUNIT_ARRAY_PARAM(transition, transitions, transition_desc);
 
 /* Bring @c to @h; @spare receives the charge of a migrated history. */
@@ -294,7 +288,7 @@ static void make_history(struct kunit *test, struct mcs_memcg *memcg,
 static void charge_transition(struct kunit *test)
 {
 	const struct transition *t = test->param_value;
-	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
 	struct mcs_charge *c = test_charges(test, 3);
 	struct mcs_charge *subject = &c[0], *spare = &c[1], *other = &c[2];
 	struct mcs_charge subject_before, other_before;
@@ -383,7 +377,7 @@ static void charge_transition(struct kunit *test)
 /* a refused try (limit or offline) leaves the descriptor idle */
 static void charge_try_refused_stays_idle(struct kunit *test)
 {
-	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
 	struct mcs_charge *c = test_charges(test, 1);
 
 	KUNIT_ASSERT_EQ(test, mcs_memcg_set_max(memcg, EXACT_PAGES - 1), 0);
@@ -403,7 +397,7 @@ static void charge_try_refused_stays_idle(struct kunit *test)
 /* try takes the stock's fast path; cancel and uncharge go around the stock */
 static void charge_release_bypasses_stock(struct kunit *test)
 {
-	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
 	struct mcs_charge *c = test_charges(test, 1);
 	struct mcs_memcg_stat stat;
 	struct mcs_memcg_stock *stock;
@@ -440,19 +434,24 @@ static void charge_release_bypasses_stock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 }
 
-/* the root binds and holds a reference like any memcg, but is never counted */
-static void charge_root_binds_uncounted(struct kunit *test)
+/* the root has no stock: its charges are exact, and bind like any other */
+static void charge_root_binds_exact(struct kunit *test)
 {
 	struct mcs_memcg *root = mcs_root_memcg();
-	struct mcs_charge *c = test_charges(test, 1);
+	struct mcs_charge *c = test_charges(test, 2);
 	unsigned int root_refs = refs(root);
 
-	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(c, root, GFP_KERNEL, EXACT_PAGES), 0);
-	mcs_commit_charge(c);
-	KUNIT_EXPECT_PTR_EQ(test, mcs_charge_owner(c), root);
-	KUNIT_EXPECT_EQ(test, refs(root), root_refs + 1);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 0UL);
-	mcs_uncharge(c);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(&c[0], root, GFP_KERNEL, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(&c[1], root, GFP_KERNEL, EXACT_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 1UL + EXACT_PAGES);
+	mcs_commit_charge(&c[0]);
+	mcs_commit_charge(&c[1]);
+	KUNIT_EXPECT_PTR_EQ(test, mcs_charge_owner(&c[0]), root);
+	KUNIT_EXPECT_EQ(test, refs(root), root_refs + 2);
+	KUNIT_EXPECT_EQ(test, mcs_charge_stat(root, MCS_CHARGED_PAGES), 1L + EXACT_PAGES);
+	mcs_uncharge(&c[0]);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), (unsigned long)EXACT_PAGES);
+	mcs_uncharge(&c[1]);
 	KUNIT_EXPECT_EQ(test, refs(root), root_refs);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 0UL);
 	KUNIT_EXPECT_EQ(test, mcs_charge_stat(root, MCS_CHARGED_PAGES), 0L);
@@ -488,6 +487,7 @@ static void batch_case_desc(const struct batch_case *b, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "owners \"%s\"", b->owners);
 }
+
 KUNIT_ARRAY_PARAM(batch, batch_cases, batch_case_desc);
 
 static int owner_index(char owner)
@@ -506,16 +506,16 @@ static void charge_uncharge_batch_runs(struct kunit *test)
 {
 	const struct batch_case *b = test->param_value;
 	unsigned int n = strlen(b->owners), i;
-	struct mcs_memcg *memcg[BATCH_OWNERS];
-	unsigned long usage[BATCH_OWNERS], pages[BATCH_OWNERS] = { };
+	struct mcs_memcg *memcg[BATCH_OWNERS], *parent;
+	unsigned long pages[BATCH_OWNERS] = { };
 	long count[BATCH_OWNERS] = { };
 	struct mcs_charge **batch;
 	struct mcs_charge *c;
 	int m;
 
-	memcg[BATCH_OWNERS - 1] = test_memcg(test, NULL);
+	parent = memcg[BATCH_OWNERS - 1] = mcs_test_memcg(test, NULL);
 	for (m = 0; m < BATCH_OWNERS - 1; m++)
-		memcg[m] = test_memcg(test, memcg[BATCH_OWNERS - 1]);
+		memcg[m] = mcs_test_memcg(test, parent);
 	c = test_charges(test, max(n, 1U));
 	batch = kunit_kcalloc(test, max(n, 1U), sizeof(*batch), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, batch);
@@ -529,44 +529,37 @@ static void charge_uncharge_batch_runs(struct kunit *test)
 		pages[m] += batch_pages(i);
 		count[m]++;
 	}
-	for (m = 0; m < BATCH_OWNERS; m++) {
-		usage[m] = mcs_memcg_usage(memcg[m]);
-		KUNIT_EXPECT_EQ(test, mcs_charge_stat(memcg[m], MCS_CHARGED_PAGES),
-				(long)pages[m]);
-		/* the parent is also pinned by its children */
-		KUNIT_EXPECT_EQ(test, refs(memcg[m]), (unsigned int)(1 + count[m] +
-				(m == BATCH_OWNERS - 1 ? BATCH_OWNERS - 1 : 0)));
+	/* with the surplus out of the stocks, usage is the committed pages */
+	mcs_drain_all_stock(parent, true);
+	for (m = 0; m < BATCH_OWNERS - 1; m++) {
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[m]), pages[m]);
+		KUNIT_EXPECT_EQ(test, refs(memcg[m]), (unsigned int)(1 + count[m]));
 	}
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent),
+			pages[0] + pages[1] + pages[2] + pages[3]);
+	/* the parent is also pinned by its children */
+	KUNIT_EXPECT_EQ(test, refs(parent), (unsigned int)(1 + count[3] + BATCH_OWNERS - 1));
 
 	KUNIT_EXPECT_EQ(test, mcs_uncharge_batch(batch, n), (unsigned long)b->runs);
 
 	for (i = 0; i < n; i++)
 		expect_charge(test, &c[i], MCS_CHARGE_IDLE, NULL, 0);
-	for (m = 0; m < BATCH_OWNERS - 1; m++) {
-		/* exactly the committed pages left; the stocked surplus stays */
-		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[m]), usage[m] - pages[m]);
-		KUNIT_EXPECT_EQ(test, refs(memcg[m]), 1U);
-	}
-	m = BATCH_OWNERS - 1;
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[m]),
-			usage[m] - pages[0] - pages[1] - pages[2] - pages[3]);
-	KUNIT_EXPECT_EQ(test, refs(memcg[m]), 1U + BATCH_OWNERS - 1);
 	for (m = 0; m < BATCH_OWNERS; m++) {
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[m]), 0UL);
 		KUNIT_EXPECT_EQ(test, mcs_charge_stat(memcg[m], MCS_CHARGED_PAGES), 0L);
 		KUNIT_EXPECT_EQ(test, mcs_charge_stat(memcg[m], MCS_PGPGIN), count[m]);
 		KUNIT_EXPECT_EQ(test, mcs_charge_stat(memcg[m], MCS_PGPGOUT), count[m]);
 	}
-
-	mcs_drain_all_stock(memcg[BATCH_OWNERS - 1], true);
-	for (m = 0; m < BATCH_OWNERS; m++)
-		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[m]), 0UL);
+	for (m = 0; m < BATCH_OWNERS - 1; m++)
+		KUNIT_EXPECT_EQ(test, refs(memcg[m]), 1U);
+	KUNIT_EXPECT_EQ(test, refs(parent), 1U + BATCH_OWNERS - 1);
 }
 
 /* the counters move once per run, when the run ends, and not before */
 static void charge_gather_flushes_at_owner_change(struct kunit *test)
 {
-	struct mcs_memcg *a = test_memcg(test, NULL);
-	struct mcs_memcg *b = test_memcg(test, NULL);
+	struct mcs_memcg *a = mcs_test_memcg(test, NULL);
+	struct mcs_memcg *b = mcs_test_memcg(test, NULL);
 	struct mcs_charge *c = test_charges(test, 4);
 	struct mcs_uncharge_gather ug;
 	struct mcs_memcg *owner[] = { a, a, a, b };
@@ -614,7 +607,7 @@ static void charge_gather_flushes_at_owner_change(struct kunit *test)
 /* a descriptor that is not committed is refused; the rest of the batch goes */
 static void charge_batch_skips_misuse(struct kunit *test)
 {
-	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
 	struct mcs_charge *c = test_charges(test, 3);
 	struct mcs_charge *batch[] = { &c[0], &c[1], &c[2] };
 	long misuses = mcs_charge_misuses();
@@ -645,13 +638,14 @@ static void migrate_size_desc(const unsigned int *n, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "nr_pages=%u", *n);
 }
+
 KUNIT_ARRAY_PARAM(migrate_size, migrate_sizes, migrate_size_desc);
 
 /* a migrated charge is neither doubled nor lost, along a chain of moves */
 static void charge_migrate_keeps_totals(struct kunit *test)
 {
 	unsigned int n = *(const unsigned int *)test->param_value;
-	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
 	struct mcs_charge *c = test_charges(test, 3);
 	struct charge_snap before, after;
 	int i;
@@ -688,7 +682,7 @@ static void charge_migrate_keeps_totals(struct kunit *test)
 /* charges outlive offline and hold until uncharged, then usage reaches 0 */
 static void charge_offline_keeps_committed(struct kunit *test)
 {
-	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
 	struct mcs_charge *c = test_charges(test, 7);
 	struct mcs_charge *batch[3] = { &c[2], &c[3], &c[4] };
 	unsigned long live = 0;
@@ -733,10 +727,18 @@ static void charge_offline_keeps_committed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_charge_stat(memcg, MCS_CHARGED_PAGES), 0L);
 }
 
+static void memcg_offline_put(void *arg)
+{
+	struct mcs_memcg *memcg = arg;
+
+	mcs_memcg_offline(memcg);
+	mcs_memcg_put(memcg);
+}
+
 /* committed charges keep an offline memcg alive; the last uncharge frees it */
 static void charge_pins_offline_memcg(struct kunit *test)
 {
-	struct mcs_memcg *parent = test_memcg(test, NULL);
+	struct mcs_memcg *parent = mcs_test_memcg(test, NULL);
 	struct mcs_charge *c;
 	struct mcs_memcg *memcg;
 	long alive;
@@ -744,7 +746,7 @@ static void charge_pins_offline_memcg(struct kunit *test)
 
 	memcg = mcs_memcg_create(parent, test->name);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(memcg));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, memcg_release, memcg), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, memcg_offline_put, memcg), 0);
 	c = test_charges(test, 3);
 	for (i = 0; i < 3; i++) {
 		KUNIT_ASSERT_EQ(test, mcs_try_charge_page(&c[i], memcg, GFP_KERNEL,
@@ -754,8 +756,8 @@ static void charge_pins_offline_memcg(struct kunit *test)
 	alive = mcs_memcg_nr_alive();
 
 	/* offline and drop the creator's reference now */
-	kunit_release_action(test, memcg_release, memcg);
-	rcu_barrier();
+	kunit_release_action(test, memcg_offline_put, memcg);
+	mcs_wait_for_frees();
 	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), alive);
 	KUNIT_EXPECT_EQ(test, refs(memcg), 3U);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent),
@@ -763,7 +765,7 @@ static void charge_pins_offline_memcg(struct kunit *test)
 
 	mcs_uncharge(&c[0]);
 	mcs_uncharge(&c[1]);
-	rcu_barrier();
+	mcs_wait_for_frees();
 	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), alive);
 	KUNIT_EXPECT_EQ(test, refs(memcg), 1U);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch_pages(2));
@@ -771,213 +773,90 @@ static void charge_pins_offline_memcg(struct kunit *test)
 	/* the last uncharge drops the last reference: usage must be 0 by then */
 	mcs_uncharge(&c[2]);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
-	rcu_barrier();
+	mcs_wait_for_frees();
 	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), alive - 1);
 }
 
 /* ---- every CPU, every context ------------------------------------------------------ */
 
 #define CONC_MEMCGS	3
-#define CONC_SLOTS	32
-#define CONC_IRQ_CHARGES 4
+#define CONC_CHARGES	8
 
-enum conc_ctx { CONC_TASK, CONC_SOFTIRQ, CONC_HARDIRQ, NR_CONC_CTX };
-
-struct conc_load;
-
-struct conc_cpu {
-	struct conc_load *load;
-	struct hrtimer hard, soft;
-	struct task_struct *task;
-	u32 seed_hard, seed_soft;
-	struct mcs_charge slot[CONC_SLOTS];	/* the task's, kept across rounds */
-	struct mcs_charge *batch[CONC_SLOTS];
-};
-
-struct conc_load {
+struct conc_memcgs {
 	struct mcs_memcg *memcg[CONC_MEMCGS];
-	struct conc_cpu *cpu;
-	bool stop;
-	atomic_long_t ops[NR_CONC_CTX];
-	atomic_long_t errors;
 };
 
-static u32 conc_next(u32 *seed)
+/*
+ * One round of the whole lifetime on descriptors of its own: reserve over
+ * random memcgs and sizes (stocked and not), cancel some, commit the
+ * rest, migrate some, then uncharge everything committed in one batch
+ * whose owners form random runs.  Interrupts do a quarter of the work.
+ */
+static bool conc_round(void *arg, u32 *seed, enum mcs_load_ctx ctx)
 {
-	*seed = *seed * 1103515245 + 12345;	/* no RNG lock in hardirq */
-	return *seed >> 8;
-}
+	struct conc_memcgs *m = arg;
+	struct mcs_charge c[CONC_CHARGES] = { }, moved[CONC_CHARGES] = { };
+	struct mcs_charge *batch[CONC_CHARGES];
+	unsigned int i, n = 0, nr = CONC_CHARGES;
+	gfp_t gfp = GFP_ATOMIC;
+	bool ok = true;
 
-static int conc_reserve(struct conc_load *load, struct mcs_charge *c, u32 *seed, gfp_t gfp)
-{
-	struct mcs_memcg *memcg = load->memcg[conc_next(seed) % CONC_MEMCGS];
-	unsigned int n = 1 + conc_next(seed) % 72;	/* includes over-batch */
+	if (ctx == LOAD_TASK)
+		gfp = mcs_load_next(seed) % 2 ? GFP_KERNEL : GFP_NOWAIT;
+	else
+		nr /= 4;
+	for (i = 0; i < nr; i++) {
+		struct mcs_memcg *memcg = m->memcg[mcs_load_next(seed) % CONC_MEMCGS];
 
-	if (mcs_try_charge_page(c, memcg, gfp, n)) {
-		atomic_long_inc(&load->errors);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-/* An interrupt's round: try, commit or cancel, migrate one, uncharge all. */
-static void conc_irq_round(struct conc_load *load, u32 *seed, enum conc_ctx ctx)
-{
-	struct mcs_charge c[CONC_IRQ_CHARGES] = { }, moved = { };
-	struct mcs_charge *batch[CONC_IRQ_CHARGES];
-	unsigned int i, n = 0;
-
-	for (i = 0; i < CONC_IRQ_CHARGES; i++) {
-		if (conc_reserve(load, &c[i], seed, GFP_ATOMIC))
+		if (mcs_try_charge_page(&c[i], memcg, gfp, 1 + mcs_load_next(seed) % 72)) {
+			ok = false;
 			continue;
-		if (conc_next(seed) % 8 == 0) {
+		}
+		if (mcs_load_next(seed) % 8 == 0) {
 			mcs_cancel_charge(&c[i]);
 			continue;
 		}
 		mcs_commit_charge(&c[i]);
-		batch[n++] = &c[i];
-	}
-	if (n && conc_next(seed) % 2) {
-		mcs_migrate_charge(batch[--n], &moved);
-		mcs_uncharge(&moved);
+		if (mcs_load_next(seed) % 4 == 0) {
+			mcs_migrate_charge(&c[i], &moved[i]);
+			batch[n++] = &moved[i];
+		} else {
+			batch[n++] = &c[i];
+		}
 	}
 	mcs_uncharge_batch(batch, n);
-	atomic_long_inc(&load->ops[ctx]);
+	return ok;
 }
 
-static enum hrtimer_restart conc_hardirq(struct hrtimer *t)
+/* the load drains every stock while charges are in flight */
+static void conc_drain_midway(void *arg)
 {
-	struct conc_cpu *cpu = container_of(t, struct conc_cpu, hard);
-
-	if (READ_ONCE(cpu->load->stop))
-		return HRTIMER_NORESTART;
-	conc_irq_round(cpu->load, &cpu->seed_hard, CONC_HARDIRQ);
-	hrtimer_forward_now(t, ns_to_ktime(30 * NSEC_PER_USEC));
-	return HRTIMER_RESTART;
-}
-
-static enum hrtimer_restart conc_softirq(struct hrtimer *t)
-{
-	struct conc_cpu *cpu = container_of(t, struct conc_cpu, soft);
-
-	if (READ_ONCE(cpu->load->stop))
-		return HRTIMER_NORESTART;
-	conc_irq_round(cpu->load, &cpu->seed_soft, CONC_SOFTIRQ);
-	hrtimer_forward_now(t, ns_to_ktime(45 * NSEC_PER_USEC));
-	return HRTIMER_RESTART;
-}
-
-/* Uncharge every committed slot, in slot order: owners form random runs. */
-static void conc_release_slots(struct conc_cpu *cpu)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < CONC_SLOTS; i++)
-		if (cpu->slot[i].state == MCS_CHARGE_COMMITTED)
-			cpu->batch[n++] = &cpu->slot[i];
-	mcs_uncharge_batch(cpu->batch, n);
-}
-
-static int conc_task(void *arg)
-{
-	struct conc_cpu *cpu = arg;
-	struct conc_load *load = cpu->load;
-	u32 seed = get_random_u32() | 1;
-	unsigned long i = 0;
-
-	/* armed from here so that they are pinned to this CPU */
-	hrtimer_start(&cpu->hard, ns_to_ktime(20 * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_HARD);
-	hrtimer_start(&cpu->soft, ns_to_ktime(25 * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED_SOFT);
-	while (!kthread_should_stop()) {
-		unsigned int k = conc_next(&seed) % CONC_SLOTS;
-		struct mcs_charge *c = &cpu->slot[k];
-		struct mcs_charge *next = &cpu->slot[(k + 1) % CONC_SLOTS];
-
-		if (c->state == MCS_CHARGE_IDLE) {
-			if (!conc_reserve(load, c, &seed, (i & 1) ? GFP_KERNEL : GFP_NOWAIT)) {
-				if (conc_next(&seed) % 8 == 0)
-					mcs_cancel_charge(c);
-				else
-					mcs_commit_charge(c);
-			}
-		} else if (next->state == MCS_CHARGE_IDLE && conc_next(&seed) % 4 == 0) {
-			mcs_migrate_charge(c, next);
-		}
-		atomic_long_inc(&load->ops[CONC_TASK]);
-		if (!(++i % 64)) {
-			conc_release_slots(cpu);
-			cond_resched();
-		}
-	}
-	conc_release_slots(cpu);
-	return 0;
+	mcs_drain_all_stock(mcs_root_memcg(), true);
 }
 
 static void charge_all_contexts_exact_zero(struct kunit *test)
 {
-	struct conc_load *load;
+	struct mcs_load_result res;
+	struct conc_memcgs *m;
 	long misuses = mcs_charge_misuses();
-	int cpu, i;
+	int i;
 
-	load = kunit_kzalloc(test, sizeof(*load), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, load);
-	load->memcg[0] = test_memcg(test, NULL);
-	load->memcg[1] = test_memcg(test, load->memcg[0]);
-	load->memcg[2] = test_memcg(test, NULL);
-	load->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*load->cpu), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, load->cpu);
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	m->memcg[0] = mcs_test_memcg(test, NULL);
+	m->memcg[1] = mcs_test_memcg(test, m->memcg[0]);
+	m->memcg[2] = mcs_test_memcg(test, NULL);
 
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		struct conc_cpu *c = &load->cpu[cpu];
-
-		c->load = load;
-		c->seed_hard = get_random_u32() | 1;
-		c->seed_soft = get_random_u32() | 1;
-		mcs_hrtimer_setup(&c->hard, conc_hardirq, CLOCK_MONOTONIC,
-				  HRTIMER_MODE_REL_PINNED_HARD);
-		mcs_hrtimer_setup(&c->soft, conc_softirq, CLOCK_MONOTONIC,
-				  HRTIMER_MODE_REL_PINNED_SOFT);
-		c->task = kthread_create_on_cpu(conc_task, c, cpu, "mcs_charge/%u");
-		if (IS_ERR(c->task)) {
-			KUNIT_FAIL(test, "kthread on cpu %d: %ld", cpu, PTR_ERR(c->task));
-			c->task = NULL;
-			continue;
-		}
-		wake_up_process(c->task);
-	}
-
-	msleep(400);
-
-	WRITE_ONCE(load->stop, true);
-	for_each_online_cpu(cpu) {
-		struct conc_cpu *c = &load->cpu[cpu];
-
-		if (!c->task)
-			continue;
-		/* the task uncharges whatever its slots still hold */
-		kthread_stop(c->task);
-		hrtimer_cancel(&c->hard);
-		hrtimer_cancel(&c->soft);
-		for (i = 0; i < CONC_SLOTS; i++)
-			KUNIT_EXPECT_EQ(test, c->slot[i].state, MCS_CHARGE_IDLE);
-	}
-	cpus_read_unlock();
-
-	kunit_info(test, "rounds task=%ld softirq=%ld hardirq=%ld errors=%ld",
-		   atomic_long_read(&load->ops[CONC_TASK]),
-		   atomic_long_read(&load->ops[CONC_SOFTIRQ]),
-		   atomic_long_read(&load->ops[CONC_HARDIRQ]),
-		   atomic_long_read(&load->errors));
-	for (i = 0; i < NR_CONC_CTX; i++)
-		KUNIT_EXPECT_GT(test, atomic_long_read(&load->ops[i]), 0L);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&load->errors), 0L);
+	mcs_run_load(test, conc_round, m, 400, conc_drain_midway, &res);
+	for (i = 0; i < NR_LOAD_CTX; i++)
+		KUNIT_EXPECT_GT(test, res.ops[i], 0L);
+	KUNIT_EXPECT_EQ(test, res.errors, 0L);
 	KUNIT_EXPECT_EQ(test, mcs_charge_misuses(), misuses);
 
 	/* nothing is live: after a sync drain every counter is exactly 0 */
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	for (i = 0; i < CONC_MEMCGS; i++) {
-		struct mcs_memcg *memcg = load->memcg[i];
+		struct mcs_memcg *memcg = m->memcg[i];
 
 		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 		KUNIT_EXPECT_EQ(test, refs(memcg), i == 0 ? 2U : 1U);	/* [1] pins [0] */
@@ -993,7 +872,7 @@ static struct kunit_case charge_cases[] = {
 	KUNIT_CASE_PARAM(charge_transition, transition_gen_params),
 	KUNIT_CASE(charge_try_refused_stays_idle),
 	KUNIT_CASE(charge_release_bypasses_stock),
-	KUNIT_CASE(charge_root_binds_uncounted),
+	KUNIT_CASE(charge_root_binds_exact),
 	KUNIT_CASE_PARAM(charge_uncharge_batch_runs, batch_gen_params),
 	KUNIT_CASE(charge_gather_flushes_at_owner_change),
 	KUNIT_CASE(charge_batch_skips_misuse),

@@ -342,21 +342,29 @@ static void stock_drain_sync_subtree(struct kunit *test)
 	struct mcs_memcg *parent = test_memcg(test, NULL);
 	struct mcs_memcg *child = test_memcg(test, parent);
 	struct mcs_memcg *other = test_memcg(test, NULL);
-	int cpu, n;
+	int cpu, first, last;
 
 	cpus_read_lock();
-	n = fill_all_cpus(test, child);
-	fill_all_cpus(test, other);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), n * (unsigned long)MCS_CHARGE_BATCH);
-	KUNIT_EXPECT_EQ(test, refcount_read(&child->refcnt), 1U + n);
+	first = cpumask_first(cpu_online_mask);
+	last = cpumask_last(cpu_online_mask);
+	/* the child is cached on the first CPU; an unrelated memcg on the last */
+	KUNIT_EXPECT_EQ(test, work_on_cpu(first, fill_this_cpu, child), 0L);
+	KUNIT_EXPECT_EQ(test, work_on_cpu(last, fill_this_cpu, other), 0L);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), (unsigned long)MCS_CHARGE_BATCH);
+	KUNIT_EXPECT_EQ(test, refcount_read(&child->refcnt), 2U);
 	cpus_read_unlock();
 
-	/* draining the parent's subtree empties the child's slots only */
+	/* draining the parent's subtree empties the CPUs that cache it */
 	mcs_drain_all_stock(parent, true);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(child), 0UL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
 	KUNIT_EXPECT_EQ(test, refcount_read(&child->refcnt), 1U);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(other), n * (unsigned long)MCS_CHARGE_BATCH);
+	/* and leaves the others alone */
+	if (first != last) {
+		KUNIT_EXPECT_EQ(test, slot_pages(per_cpu_ptr(&mcs_memcg_stock, last), other),
+				(int)MCS_CHARGE_BATCH);
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(other), (unsigned long)MCS_CHARGE_BATCH);
+	}
 	for_each_possible_cpu(cpu) {
 		struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
 
