@@ -166,6 +166,32 @@ struct mcs_obj_stock {
 
 DECLARE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock);
 
+/**
+ * struct mcs_coupled_stock - the pre-2025 per-CPU stock (stock mode "coupled")
+ * @lock: one local_lock_t for everything, always taken with IRQs disabled
+ * @cached: the one memcg cached, holding a reference
+ * @nr_pages: pages pre-charged to @cached
+ * @cached_objcg: the one objcg cached, holding a reference
+ * @cached_nid: node of the cached slab-stat deltas, NUMA_NO_NODE for none
+ * @nr_bytes: bytes pre-charged to @cached_objcg
+ * @nr_slab_b: cached slab byte deltas by enum mcs_slab_item
+ * @work: drain work
+ * @flags: FLUSHING_CACHED_CHARGE
+ */
+struct mcs_coupled_stock {
+	local_lock_t lock;
+	struct mcs_memcg *cached;
+	unsigned int nr_pages;
+	struct mcs_objcg *cached_objcg;
+	int cached_nid;
+	unsigned int nr_bytes;
+	int nr_slab_b[NR_MCS_SLAB_ITEMS];
+	struct work_struct work;
+	unsigned long flags;
+};
+
+DECLARE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock);
+
 static inline bool mcs_memcg_is_root(struct mcs_memcg *memcg)
 {
 	return !memcg->parent;
@@ -179,7 +205,23 @@ extern atomic_t mcs_pending_frees;
 void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);
 
+/* coupled_stock.c */
+void mcs_coupled_init(void);
+bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages);
+void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages);
+bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
+			     bool account, int nid, enum mcs_slab_item item);
+unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				    bool allow_uncharge, bool account, int acct,
+				    int nid, enum mcs_slab_item item);
+void mcs_drain_local_coupled_stock(struct work_struct *work);
+bool mcs_coupled_stock_holds(int cpu, struct mcs_memcg *root);
+void mcs_coupled_stock_cpu_dead(unsigned int cpu);
+
 /* objcg_stock.c */
+struct mcs_memcg *mcs_objcg_unaccount_pages(struct mcs_objcg *objcg, unsigned int nr_pages);
+void mcs_objcg_mod_stat(struct mcs_objcg *objcg, int nid,
+			enum mcs_slab_item item, int nr_bytes);
 int mcs_objcg_init(void);
 int mcs_memcg_objcg_alloc(struct mcs_memcg *memcg);
 void mcs_memcg_objcg_kill(struct mcs_memcg *memcg);

@@ -585,9 +585,14 @@ static void drain_all_async(struct mcs_memcg *root)
 		if (!test_bit(FLUSHING_CACHED_CHARGE, &stock->flags) &&
 		    stock_holds(stock, root, false))
 			schedule_stock_drain(cpu, curcpu, &stock->flags, &stock->work);
+		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
+
 		if (!test_bit(FLUSHING_CACHED_CHARGE, &obj->flags) &&
 		    mcs_obj_stock_holds(cpu, root))
 			schedule_stock_drain(cpu, curcpu, &obj->flags, &obj->work);
+		if (!test_bit(FLUSHING_CACHED_CHARGE, &cs->flags) &&
+		    mcs_coupled_stock_holds(cpu, root))
+			schedule_stock_drain(cpu, curcpu, &cs->flags, &cs->work);
 	}
 	migrate_enable();
 	mutex_unlock(&drain_mutex);
@@ -611,6 +616,17 @@ static void drain_all_sync(struct mcs_memcg *root)
 	}
 	for_each_online_cpu(cpu)
 		flush_work(&per_cpu_ptr(&mcs_obj_stock, cpu)->work);
+	/* the coupled stock's obj part drains into its memcg part */
+	for_each_online_cpu(cpu) {
+		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
+
+		if (!mcs_coupled_stock_holds(cpu, root))
+			continue;
+		set_bit(FLUSHING_CACHED_CHARGE, &cs->flags);
+		queue_work_on(cpu, mcs_drain_wq, &cs->work);
+	}
+	for_each_online_cpu(cpu)
+		flush_work(&per_cpu_ptr(&mcs_coupled_stock, cpu)->work);
 	for_each_online_cpu(cpu) {
 		struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
 
@@ -652,6 +668,7 @@ static int mcs_cpu_dead(unsigned int cpu)
 
 	/* The CPU is dead: nobody else can touch its stocks, no lock needed. */
 	mcs_obj_stock_cpu_dead(cpu);
+	mcs_coupled_stock_cpu_dead(cpu);
 	drain_stock_fully(stock);
 	/* A drain queued for it may never run there: let the next one in. */
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
@@ -659,6 +676,20 @@ static int mcs_cpu_dead(unsigned int cpu)
 }
 
 /* ---- charging ------------------------------------------------------------- */
+
+static enum mcs_stock_mode stock_mode = MCS_MODE_DECOUPLED;
+
+/* Pages charged to @memcg go into the stock of @mode, or straight back. */
+static void stock_refill(enum mcs_stock_mode mode, struct mcs_memcg *memcg,
+			 unsigned int nr_pages)
+{
+	if (mode == MCS_MODE_DECOUPLED)
+		refill_stock(memcg, nr_pages);
+	else if (mode == MCS_MODE_COUPLED)
+		mcs_coupled_refill(memcg, nr_pages);
+	else
+		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+}
 
 /* False for requests that must not spin on anything (no reclaim bits). */
 static bool gfp_allows_spinning(gfp_t gfp)
@@ -689,6 +720,7 @@ int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 {
 	unsigned int batch = max(MCS_CHARGE_BATCH, nr_pages);
 	struct mcs_page_counter *fail;
+	enum mcs_stock_mode mode;
 	struct mcs_memcg *over;
 	bool drained = false;
 
@@ -706,13 +738,15 @@ int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 	if (!READ_ONCE(memcg->online))
 		return -ENOENT;
 
-	if (consume_stock(memcg, nr_pages)) {
+	mode = mcs_stock_get_mode();
+	if (mode == MCS_MODE_DECOUPLED ? consume_stock(memcg, nr_pages) :
+	    mode == MCS_MODE_COUPLED ? mcs_coupled_consume(memcg, nr_pages) : false) {
 		mcs_memcg_event(memcg, MCS_STOCK_HIT);
 		return 0;
 	}
 	mcs_memcg_event(memcg, MCS_STOCK_MISS);
 
-	if (!gfp_allows_spinning(gfp))
+	if (!gfp_allows_spinning(gfp) || mode == MCS_MODE_NONE)
 		batch = nr_pages;
 retry:
 	if (mcs_page_counter_try_charge(&memcg->memory, batch, &fail))
@@ -739,7 +773,7 @@ retry:
 
 done_restock:
 	if (batch > nr_pages)
-		refill_stock(memcg, batch - nr_pages);
+		stock_refill(mode, memcg, batch - nr_pages);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(mcs_try_charge);
@@ -760,7 +794,7 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 	if (mcs_memcg_is_root(memcg))
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 	else
-		refill_stock(memcg, nr_pages);
+		stock_refill(mcs_stock_get_mode(), memcg, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);
 
@@ -773,7 +807,6 @@ void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages)
 
 /* ---- stock modes ------------------------------------------------------------ */
 
-static enum mcs_stock_mode stock_mode = MCS_MODE_DECOUPLED;
 static DEFINE_MUTEX(mode_mutex);
 
 static const char * const mode_names[NR_MCS_MODES] = {
@@ -814,15 +847,12 @@ EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
  * runs): charges racing with a switch stay exact but may be cached by the
  * old mode until the next drain.  Task context; sleeps.
  *
- * Return: 0, -EINVAL for an unknown mode, -EOPNOTSUPP for a mode this
- * build does not implement.
+ * Return: 0, or -EINVAL for an unknown mode.
  */
 int mcs_stock_set_mode(enum mcs_stock_mode mode)
 {
 	if ((unsigned int)mode >= NR_MCS_MODES)
 		return -EINVAL;
-	if (mode != MCS_MODE_DECOUPLED)
-		return -EOPNOTSUPP;
 	mutex_lock(&mode_mutex);
 	mcs_drain_all_stock(root_memcg, true);
 	WRITE_ONCE(stock_mode, mode);
@@ -846,6 +876,7 @@ static void drain_everything(void)
 		if (cpu_online(cpu))
 			continue;
 		mcs_obj_stock_cpu_dead(cpu);
+		mcs_coupled_stock_cpu_dead(cpu);
 		drain_stock_fully(per_cpu_ptr(&mcs_memcg_stock, cpu));
 	}
 	cpus_read_unlock();
@@ -860,6 +891,7 @@ static int __init mcs_init(void)
 			  drain_local_memcg_stock);
 
 	mcs_objcg_init();
+	mcs_coupled_init();
 	mcs_debugfs_root = debugfs_create_dir("memcg_stock", NULL);
 
 	ret = mcs_slab_init();

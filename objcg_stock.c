@@ -244,8 +244,20 @@ static void objcg_uncharge_pages_direct(struct mcs_objcg *objcg, unsigned int nr
 	rcu_read_unlock();
 }
 
-static void objcg_mod_stat(struct mcs_objcg *objcg, int nid,
-			   enum mcs_slab_item item, int nr_bytes)
+/*
+ * Pages leave the objcg's accounting (they move into a memcg stock); the
+ * caller is inside an RCU section and uses the memcg returned.
+ */
+struct mcs_memcg *mcs_objcg_unaccount_pages(struct mcs_objcg *objcg, unsigned int nr_pages)
+{
+	struct mcs_memcg *memcg = READ_ONCE(objcg->memcg);
+
+	atomic_long_sub(nr_pages, &memcg->objcg_pages);
+	return memcg;
+}
+
+void mcs_objcg_mod_stat(struct mcs_objcg *objcg, int nid,
+			enum mcs_slab_item item, int nr_bytes)
 {
 	struct mcs_memcg *memcg;
 
@@ -304,7 +316,7 @@ static void drain_obj_stock_stats(struct mcs_obj_stock *stock)
 		return;
 	objcg = stock->cached[stock->index];
 	for (item = 0; item < NR_MCS_SLAB_ITEMS; item++) {
-		objcg_mod_stat(objcg, stock->node_id, item, stock->nr_slab_b[item]);
+		mcs_objcg_mod_stat(objcg, stock->node_id, item, stock->nr_slab_b[item]);
 		stock->nr_slab_b[item] = 0;
 	}
 	stock->index = -1;
@@ -402,7 +414,7 @@ static void __account_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *s
 
 	slot = stock ? obj_slot(stock, objcg) : -1;
 	if (slot < 0) {
-		objcg_mod_stat(objcg, nid, item, nr_bytes);
+		mcs_objcg_mod_stat(objcg, nid, item, nr_bytes);
 		return;
 	}
 	if (stock->index >= 0 && (stock->index != slot || stock->node_id != nid))
@@ -422,7 +434,49 @@ static void __account_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *s
 		*cached = sum;
 	} else {
 		*cached = 0;
-		objcg_mod_stat(objcg, nid, item, sum);
+		mcs_objcg_mod_stat(objcg, nid, item, sum);
+	}
+}
+
+/*
+ * Stock mode "none": no per-CPU cache.  The objcg's shared leftover is the
+ * only reservoir of bytes, used with atomics from every CPU.
+ */
+static int obj_charge_unstocked(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
+				int nid, enum mcs_slab_item item, bool account)
+{
+	int old = atomic_read(&objcg->nr_charged_bytes);
+	int ret;
+
+	do {
+		if (old < size)
+			goto charge;
+	} while (!atomic_try_cmpxchg(&objcg->nr_charged_bytes, &old, old - size));
+	goto account;
+charge:
+	ret = objcg_charge_pages(objcg, gfp, PAGE_ALIGN(size) >> PAGE_SHIFT);
+	if (ret)
+		return ret;
+	atomic_add(PAGE_ALIGN(size) - size, &objcg->nr_charged_bytes);
+account:
+	if (account)
+		mcs_objcg_mod_stat(objcg, nid, item, size);
+	return 0;
+}
+
+static void obj_uncharge_unstocked(struct mcs_objcg *objcg, size_t size, int nid,
+				   enum mcs_slab_item item, bool account)
+{
+	int old = atomic_add_return(size, &objcg->nr_charged_bytes);
+
+	if (account)
+		mcs_objcg_mod_stat(objcg, nid, item, -(int)size);
+	/* give back whole pages once more than a page is left over */
+	while (old > PAGE_SIZE) {
+		if (atomic_try_cmpxchg(&objcg->nr_charged_bytes, &old, old & (PAGE_SIZE - 1))) {
+			objcg_uncharge_pages_direct(objcg, old >> PAGE_SHIFT);
+			break;
+		}
 	}
 }
 
@@ -439,6 +493,26 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 	if (objcg->is_root || !size)
 		return 0;
 
+	nr_pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	remainder = PAGE_ALIGN(size) - size;
+	switch (mcs_stock_get_mode()) {
+	case MCS_MODE_COUPLED:
+		if (mcs_coupled_obj_consume(objcg, size, account, nid, item))
+			return 0;
+		ret = objcg_charge_pages(objcg, gfp, nr_pages);
+		if (ret)
+			return ret;
+		nr_pages = mcs_coupled_obj_refill(objcg, remainder, false, account,
+						  size, nid, item);
+		if (nr_pages)
+			objcg_uncharge_pages(objcg, nr_pages);
+		return 0;
+	case MCS_MODE_NONE:
+		return obj_charge_unstocked(objcg, gfp, size, nid, item, account);
+	default:
+		break;
+	}
+
 	stock = trylock_obj_stock();
 	if (stock && __consume_obj_stock(objcg, stock, size)) {
 		if (account)
@@ -448,8 +522,6 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 	}
 	unlock_obj_stock(stock);
 
-	nr_pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
-	remainder = PAGE_ALIGN(size) - size;
 	ret = objcg_charge_pages(objcg, gfp, nr_pages);
 	if (ret)
 		return ret;
@@ -467,12 +539,27 @@ static void obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 			 enum mcs_slab_item item, bool account)
 {
 	struct mcs_obj_stock *stock;
+	unsigned int nr_pages;
 
 	if (objcg->is_root || !size)
 		return;
 	if (WARN_ON_ONCE(size > INT_MAX ||
 			 (account && (nid < 0 || nid >= nr_node_ids || !node_possible(nid)))))
 		return;
+
+	switch (mcs_stock_get_mode()) {
+	case MCS_MODE_COUPLED:
+		nr_pages = mcs_coupled_obj_refill(objcg, size, true, account, -(int)size,
+						  nid, item);
+		if (nr_pages)
+			objcg_uncharge_pages(objcg, nr_pages);
+		return;
+	case MCS_MODE_NONE:
+		obj_uncharge_unstocked(objcg, size, nid, item, account);
+		return;
+	default:
+		break;
+	}
 
 	stock = trylock_obj_stock();
 	__refill_obj_stock(objcg, stock, size, true);

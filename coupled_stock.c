@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The coupled stock: the per-CPU charge cache as it was before the 2025
+ * series (6.12), rebuilt for A/B measurements (stock mode "coupled").
+ *
+ * One per-CPU struct caches one memcg with its pages and one objcg with
+ * its bytes and one pair of slab-stat deltas, all behind a single
+ * local_lock_t taken with local_lock_irqsave() on every path: interrupts
+ * are off for the whole critical section, and an interrupt can never find
+ * the lock busy.  A different memcg (or objcg) evicts the cached one.
+ * Draining the obj part returns its pages into the memcg part, under the
+ * same lock, as 6.12 did.
+ *
+ * Context: every function here may run in any context (IRQs are disabled
+ * inside); the drain work and the hotplug callback follow the same rules
+ * as the decoupled stocks.
+ */
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+
+#include "mcs_internal.h"
+
+DEFINE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+	.cached_nid = NUMA_NO_NODE,
+};
+EXPORT_PER_CPU_SYMBOL_GPL(mcs_coupled_stock);
+
+/*
+ * On PREEMPT_RT a local_lock_t is a sleeping lock: the coupled stock cannot
+ * be taken from hardirq there (6.12 never charged from hardirq on RT).
+ * Such calls bypass it: consume misses, refills go to the counters.
+ */
+static bool coupled_usable(void)
+{
+	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !(in_hardirq() || in_nmi());
+}
+
+/* ---- the memcg part --------------------------------------------------- */
+
+static void coupled_drain_memcg(struct mcs_coupled_stock *stock)
+{
+	struct mcs_memcg *old = stock->cached;
+
+	if (!old)
+		return;
+	if (stock->nr_pages) {
+		mcs_page_counter_uncharge(&old->memory, stock->nr_pages);
+		stock->nr_pages = 0;
+	}
+	mcs_memcg_event(old, MCS_DRAIN);
+	WRITE_ONCE(stock->cached, NULL);
+	mcs_memcg_put(old);
+}
+
+bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	struct mcs_coupled_stock *stock;
+	unsigned long flags;
+	bool ret = false;
+
+	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable())
+		return false;
+	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
+	stock = this_cpu_ptr(&mcs_coupled_stock);
+	if (stock->cached == memcg && stock->nr_pages >= nr_pages) {
+		stock->nr_pages -= nr_pages;
+		ret = true;
+	}
+	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
+	return ret;
+}
+
+/* Caller holds the lock. */
+static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *memcg,
+			     unsigned int nr_pages)
+{
+	if (stock->cached != memcg) {
+		if (!READ_ONCE(memcg->online)) {
+			mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+			return;
+		}
+		coupled_drain_memcg(stock);
+		mcs_memcg_get(memcg);
+		WRITE_ONCE(stock->cached, memcg);
+	}
+	stock->nr_pages += nr_pages;
+	mcs_memcg_event(memcg, MCS_REFILL);
+	if (stock->nr_pages > MCS_CHARGE_BATCH)
+		coupled_drain_memcg(stock);
+}
+
+void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	unsigned long flags;
+
+	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable()) {
+		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+		return;
+	}
+	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
+	__coupled_refill(this_cpu_ptr(&mcs_coupled_stock), memcg, nr_pages);
+	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
+}
+
+/* ---- the obj part ------------------------------------------------------- */
+
+static void coupled_flush_stats(struct mcs_coupled_stock *stock)
+{
+	int item;
+
+	if (stock->cached_objcg && stock->cached_nid != NUMA_NO_NODE)
+		for (item = 0; item < NR_MCS_SLAB_ITEMS; item++)
+			mcs_objcg_mod_stat(stock->cached_objcg, stock->cached_nid, item,
+					   stock->nr_slab_b[item]);
+	memset(stock->nr_slab_b, 0, sizeof(stock->nr_slab_b));
+	stock->cached_nid = NUMA_NO_NODE;
+}
+
+/*
+ * Whole pages go into the memcg part (6.12's drain_obj_stock refilled the
+ * memcg stock), the remainder back onto the objcg.
+ */
+static void coupled_drain_obj(struct mcs_coupled_stock *stock)
+{
+	struct mcs_objcg *old = stock->cached_objcg;
+	unsigned int nr_pages;
+
+	if (!old)
+		return;
+	nr_pages = stock->nr_bytes >> PAGE_SHIFT;
+	if (nr_pages) {
+		struct mcs_memcg *memcg;
+
+		rcu_read_lock();
+		memcg = mcs_objcg_unaccount_pages(old, nr_pages);
+		if (mcs_memcg_is_root(memcg))
+			mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+		else
+			__coupled_refill(stock, memcg, nr_pages);
+		rcu_read_unlock();
+	}
+	if (stock->nr_bytes & (PAGE_SIZE - 1))
+		atomic_add(stock->nr_bytes & (PAGE_SIZE - 1), &old->nr_charged_bytes);
+	stock->nr_bytes = 0;
+	coupled_flush_stats(stock);
+	WRITE_ONCE(stock->cached_objcg, NULL);
+	mcs_objcg_put(old);
+}
+
+static void coupled_account(struct mcs_coupled_stock *stock, struct mcs_objcg *objcg,
+			    int nr_bytes, int nid, enum mcs_slab_item item)
+{
+	int *cached;
+
+	/* like 6.12's mod_objcg_state(): another objcg drains the whole part */
+	if (stock->cached_objcg != objcg) {
+		mcs_objcg_mod_stat(objcg, nid, item, nr_bytes);
+		return;
+	}
+	if (stock->cached_nid != nid) {
+		coupled_flush_stats(stock);
+		stock->cached_nid = nid;
+	}
+	cached = &stock->nr_slab_b[item];
+	*cached += nr_bytes;
+	if (abs(*cached) > PAGE_SIZE) {
+		mcs_objcg_mod_stat(objcg, nid, item, *cached);
+		*cached = 0;
+	}
+}
+
+bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
+			     bool account, int nid, enum mcs_slab_item item)
+{
+	struct mcs_coupled_stock *stock;
+	unsigned long flags;
+	bool ret = false;
+
+	if (!coupled_usable())
+		return false;
+	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
+	stock = this_cpu_ptr(&mcs_coupled_stock);
+	if (stock->cached_objcg == objcg && stock->nr_bytes >= nr_bytes) {
+		stock->nr_bytes -= nr_bytes;
+		if (account)
+			coupled_account(stock, objcg, nr_bytes, nid, item);
+		ret = true;
+	}
+	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
+	return ret;
+}
+
+/*
+ * Refill @nr_bytes (and account @acct bytes when @account).  Returns the
+ * number of whole pages the caller must uncharge after this returns.
+ */
+unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				    bool allow_uncharge, bool account, int acct,
+				    int nid, enum mcs_slab_item item)
+{
+	struct mcs_coupled_stock *stock;
+	unsigned int nr_pages = 0;
+	unsigned long flags;
+
+	if (!coupled_usable()) {
+		atomic_add(nr_bytes & (PAGE_SIZE - 1), &objcg->nr_charged_bytes);
+		if (account)
+			mcs_objcg_mod_stat(objcg, nid, item, acct);
+		return nr_bytes >> PAGE_SHIFT;
+	}
+	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
+	stock = this_cpu_ptr(&mcs_coupled_stock);
+	if (stock->cached_objcg != objcg) {
+		coupled_drain_obj(stock);
+		mcs_objcg_get(objcg);
+		WRITE_ONCE(stock->cached_objcg, objcg);
+		stock->nr_bytes = atomic_xchg(&objcg->nr_charged_bytes, 0);
+		allow_uncharge = true;
+	}
+	stock->nr_bytes += nr_bytes;
+	if (account)
+		coupled_account(stock, objcg, acct, nid, item);
+	if (allow_uncharge && stock->nr_bytes > PAGE_SIZE) {
+		nr_pages = stock->nr_bytes >> PAGE_SHIFT;
+		stock->nr_bytes &= PAGE_SIZE - 1;
+	}
+	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
+	return nr_pages;
+}
+
+/* ---- drains ------------------------------------------------------------------ */
+
+void mcs_drain_local_coupled_stock(struct work_struct *work)
+{
+	struct mcs_coupled_stock *stock =
+		container_of(work, struct mcs_coupled_stock, work);
+	unsigned long flags;
+
+	if (WARN_ONCE(!in_task(), "memcg_stock: coupled stock drain in atomic context\n"))
+		return;
+	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
+	if (stock == this_cpu_ptr(&mcs_coupled_stock)) {
+		coupled_drain_obj(stock);
+		coupled_drain_memcg(stock);
+	}
+	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
+}
+
+bool mcs_coupled_stock_holds(int cpu, struct mcs_memcg *root)
+{
+	struct mcs_coupled_stock *stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
+	struct mcs_objcg *objcg;
+	struct mcs_memcg *memcg;
+	bool ret = false;
+
+	rcu_read_lock();
+	memcg = READ_ONCE(stock->cached);
+	if (memcg && mcs_memcg_is_descendant(memcg, root))
+		ret = true;
+	objcg = READ_ONCE(stock->cached_objcg);
+	if (objcg && mcs_memcg_is_descendant(READ_ONCE(objcg->memcg), root))
+		ret = true;
+	rcu_read_unlock();
+	return ret;
+}
+
+void mcs_coupled_stock_cpu_dead(unsigned int cpu)
+{
+	struct mcs_coupled_stock *stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
+
+	coupled_drain_obj(stock);
+	coupled_drain_memcg(stock);
+	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+}
+
+void mcs_coupled_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		INIT_WORK(&per_cpu_ptr(&mcs_coupled_stock, cpu)->work,
+			  mcs_drain_local_coupled_stock);
+}
