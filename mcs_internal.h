@@ -249,6 +249,9 @@ extern struct dentry *mcs_debugfs_root;
 int mcs_debugfs_init(void);
 void mcs_debugfs_exit(void);
 
+/* bench.c */
+void mcs_bench_init(struct dentry *dir);
+
 /* selfcheck.c: the in-module checks behind debugfs "selftest" */
 struct seq_buf;
 int mcs_selfcheck_page_counter(struct seq_buf *log);

@@ -918,6 +918,7 @@ static int __init mcs_init(void)
 	ret = mcs_debugfs_init();
 	if (ret)
 		goto err_hp;
+	mcs_bench_init(mcs_debugfs_root);
 	return 0;
 
 err_hp:

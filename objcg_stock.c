@@ -272,11 +272,14 @@ void mcs_objcg_mod_stat(struct mcs_objcg *objcg, int nid,
 /* ---- the obj stock ----------------------------------------------------------- */
 
 /* NULL when the stock is busy: callers then take the direct paths. */
-static struct mcs_obj_stock *trylock_obj_stock(void)
+static struct mcs_obj_stock *trylock_obj_stock(struct mcs_objcg *objcg)
 {
-	if (!local_trylock(&mcs_obj_stock.lock))
-		return NULL;
-	return this_cpu_ptr(&mcs_obj_stock);
+	if (local_trylock(&mcs_obj_stock.lock))
+		return this_cpu_ptr(&mcs_obj_stock);
+	rcu_read_lock();
+	mcs_memcg_event(READ_ONCE(objcg->memcg), MCS_TRYLOCK_FAIL);
+	rcu_read_unlock();
+	return NULL;
 }
 
 static void unlock_obj_stock(struct mcs_obj_stock *stock)
@@ -513,7 +516,7 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 		break;
 	}
 
-	stock = trylock_obj_stock();
+	stock = trylock_obj_stock(objcg);
 	if (stock && __consume_obj_stock(objcg, stock, size)) {
 		if (account)
 			__account_obj_stock(objcg, stock, size, nid, item);
@@ -526,7 +529,7 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 	if (ret)
 		return ret;
 
-	stock = trylock_obj_stock();
+	stock = trylock_obj_stock(objcg);
 	if (remainder)
 		__refill_obj_stock(objcg, stock, remainder, false);
 	if (account)
@@ -561,7 +564,7 @@ static void obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 		break;
 	}
 
-	stock = trylock_obj_stock();
+	stock = trylock_obj_stock(objcg);
 	__refill_obj_stock(objcg, stock, size, true);
 	if (account)
 		__account_obj_stock(objcg, stock, -(int)size, nid, item);
