@@ -7,6 +7,7 @@
 #   make kunit       KUnit suites under UML built from Debian's newest linux-source-7.*
 #   make vmtest      selftests (+KUnit) on Debian 6.12 generic/RT and our 6.12 debug kernels
 #   make compile-6.1 compile check against bookworm's 6.1 headers
+#   make lint        checkpatch --strict and sparse, zero warnings
 #   make check       all of the above (what .ci/run runs)
 #   make bench       stress + A/B benchmark on the default test kernel
 #   make clean
@@ -15,7 +16,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 MCS_CACHE ?= $(HOME)/.cache/memcg_stock
 export MCS_CACHE
 
-.PHONY: all modules deps kunit vmtest compile-6.1 check bench clean
+.PHONY: all modules deps kunit vmtest compile-6.1 lint check bench clean
 
 all: modules
 
@@ -34,7 +35,11 @@ vmtest: deps
 compile-6.1: deps
 	scripts/compile-check.sh
 
+lint: deps
+	scripts/lint.sh
+
 check: deps
+	scripts/lint.sh
 	scripts/kunit-uml.sh
 	scripts/vmtest.sh
 	scripts/compile-check.sh

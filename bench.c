@@ -385,7 +385,7 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	line[count] = '\0';
 
-	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	run = kzalloc_obj(*run, GFP_KERNEL);
 	if (!run)
 		return -ENOMEM;
 	ret = bench_parse(line, &run->p);

@@ -386,7 +386,7 @@ EXPORT_SYMBOL_GPL(mcs_charge_misuses);
  * For tests only: a KUnit case that provokes misuse on purpose calls this
  * and undoes it through a KUnit action.  Misuse is still refused and
  * counted.  Only task context misuse of the announcing task is silenced.
- * Task context.
+ * The announcement must end before that task exits.  Task context.
  */
 void mcs_charge_expect_misuse(bool expect)
 {

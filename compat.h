@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * compat.h - everything that differs between the kernels memcg_stock
+ * Everything that differs between the kernels memcg_stock
  * builds on (6.1 .. 7.x, generic and PREEMPT_RT).  This is the only file
  * allowed to test kernel versions or features; the logic files are written
  * against the 7.x API and this header fills in what older kernels lack.
@@ -50,8 +50,10 @@ typedef struct {
 
 #define local_trylock_init(l)					\
 	do {							\
-		local_lock_init(&(l)->llock);			\
-		(l)->acquired = 0;				\
+		local_trylock_t *__mcs_tl = (l);		\
+								\
+		local_lock_init(&__mcs_tl->llock);		\
+		__mcs_tl->acquired = 0;				\
 	} while (0)
 
 static __always_inline void mcs_compat_trylock_acquire(local_trylock_t *l)
@@ -112,19 +114,23 @@ static __always_inline void mcs_compat_unlock(local_trylock_t __percpu *lock)
 #undef local_lock
 #define local_lock(lock)						\
 	do {								\
-		if (__same_type(*(lock), local_trylock_t))		\
-			mcs_compat_lock((local_trylock_t __percpu *)(lock)); \
+		typeof(lock) __mcs_l = (lock);				\
+									\
+		if (__same_type(*__mcs_l, local_trylock_t))		\
+			mcs_compat_lock((local_trylock_t __percpu *)__mcs_l); \
 		else							\
-			__local_lock((local_lock_t __percpu *)(lock));	\
+			__local_lock((local_lock_t __percpu *)__mcs_l);	\
 	} while (0)
 
 #undef local_unlock
 #define local_unlock(lock)						\
 	do {								\
-		if (__same_type(*(lock), local_trylock_t))		\
-			mcs_compat_unlock((local_trylock_t __percpu *)(lock)); \
+		typeof(lock) __mcs_l = (lock);				\
+									\
+		if (__same_type(*__mcs_l, local_trylock_t))		\
+			mcs_compat_unlock((local_trylock_t __percpu *)__mcs_l); \
 		else							\
-			__local_unlock((local_lock_t __percpu *)(lock)); \
+			__local_unlock((local_lock_t __percpu *)__mcs_l); \
 	} while (0)
 
 #else /* CONFIG_PREEMPT_RT */
@@ -173,6 +179,11 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 #define MCS_WQ_PERCPU	WQ_PERCPU
 #else
 #define MCS_WQ_PERCPU	0
+#endif
+
+/* kzalloc_obj() is a late 6.12.y / 7.x addition. */
+#ifndef kzalloc_obj
+#define kzalloc_obj(P, GFP)	kzalloc(sizeof(P), GFP)
 #endif
 
 /* SLAB_NO_MERGE appeared in 6.5; older kernels merge on name-less caches only. */

@@ -24,6 +24,7 @@ DEFINE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock) = {
 	.lock = INIT_LOCAL_LOCK(lock),
 	.cached_nid = NUMA_NO_NODE,
 };
+
 EXPORT_PER_CPU_SYMBOL_GPL(mcs_coupled_stock);
 
 /*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mcs_internal.h - structures shared by the files of memcg_stock.ko and by
- * its white-box KUnit suites.  Clients use memcg_stock.h only.
+ * Structures shared by the files of memcg_stock.ko and by its white-box
+ * KUnit suites.  Clients use memcg_stock.h only.
  */
 #ifndef MEMCG_STOCK_INTERNAL_H
 #define MEMCG_STOCK_INTERNAL_H
@@ -83,7 +83,7 @@ struct mcs_memcg {
 	char name[MCS_NAME_LEN];
 	struct list_head sibling;
 	struct list_head children;
-	struct mutex max_mutex;
+	struct mutex max_mutex;	/* serialises mcs_memcg_set_max() */
 	struct mcs_memcg_stats_pcpu __percpu *stats;
 	struct mcs_objcg __rcu *objcg;
 	struct list_head objcg_list;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memcg_stock.c - the memcg tree, the per-CPU memcg stock, page charging.
+ * The memcg tree, the per-CPU memcg stock, page charging.
  *
  * Each CPU keeps a small cache of pages already charged to the page
  * counters, for up to NR_MEMCG_STOCK memcgs.  A charge of up to
@@ -44,6 +44,7 @@
 DEFINE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock) = {
 	.lock = INIT_LOCAL_TRYLOCK(lock),
 };
+
 EXPORT_PER_CPU_SYMBOL_GPL(mcs_memcg_stock);
 
 static struct mcs_memcg *root_memcg;
@@ -508,7 +509,7 @@ static void drain_local_memcg_stock(struct work_struct *work)
 	struct mcs_memcg_stock *stock =
 		container_of(work, struct mcs_memcg_stock, work);
 
-	if (WARN_ONCE(!in_task(), "memcg_stock: drain_local_memcg_stock in atomic context\n"))
+	if (WARN_ONCE(!in_task(), "memcg_stock: %s in atomic context\n", __func__))
 		return;
 
 	local_lock(&mcs_memcg_stock.lock);

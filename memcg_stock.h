@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * memcg_stock.h - public API of the memcg_stock module: a model of memory
+ * Public API of the memcg_stock module: a model of memory
  * cgroup charging with per-CPU charge caches ("stocks"), built on the
  * module's own objects.  This is the only header a client module includes.
  *

@@ -48,6 +48,7 @@ DEFINE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock) = {
 	.index = -1,
 	.node_id = NUMA_NO_NODE,
 };
+
 EXPORT_PER_CPU_SYMBOL_GPL(mcs_obj_stock);
 
 static DEFINE_RAW_SPINLOCK(objcg_lock);
@@ -99,7 +100,7 @@ int mcs_memcg_objcg_alloc(struct mcs_memcg *memcg)
 	struct mcs_objcg *objcg;
 	unsigned long flags;
 
-	objcg = kzalloc(sizeof(*objcg), GFP_KERNEL);
+	objcg = kzalloc_obj(*objcg, GFP_KERNEL);
 	if (!objcg)
 		return -ENOMEM;
 	if (percpu_ref_init(&objcg->refcnt, objcg_release, 0, GFP_KERNEL)) {

@@ -18,10 +18,12 @@ struct check_ctx {
 
 #define CHECK(ctx, cond, fmt, ...)					\
 	do {								\
-		(ctx)->checks++;					\
+		struct check_ctx *__c = (ctx);				\
+									\
+		__c->checks++;						\
 		if (!(cond)) {						\
-			(ctx)->failures++;				\
-			seq_buf_printf((ctx)->log, "FAIL %s:%d: %s: " fmt "\n", \
+			__c->failures++;				\
+			seq_buf_printf(__c->log, "FAIL %s:%d: %s: " fmt "\n", \
 				       __func__, __LINE__, #cond, ##__VA_ARGS__); \
 		}							\
 	} while (0)

@@ -84,6 +84,7 @@ static void batch_size_desc(const unsigned int *n, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "nr_pages=%u", *n);
 }
+
 KUNIT_ARRAY_PARAM(batch_size, batch_sizes, batch_size_desc);
 
 /* rule 2 / invariant 8: the surplus of a batch lands in exactly one slot */

@@ -17,6 +17,7 @@ static void mode_desc(const enum mcs_stock_mode *m, char *desc)
 {
 	strscpy(desc, mcs_stock_mode_name(*m), KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(mode, modes, mode_desc);
 
 static void restore_mode(void *unused)

@@ -42,9 +42,13 @@ static int obj_slots_of(struct mcs_obj_stock *stock, struct mcs_objcg *objcg)
 }
 
 #define EXPECT_BYTES_CONSERVED(test, memcg, objcg, live)			\
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&(memcg)->objcg_pages) * (long)PAGE_SIZE, \
-			(long)(live) + stocked_bytes(objcg) +			\
-			atomic_read(&(objcg)->nr_charged_bytes))
+	do {									\
+		struct mcs_objcg *__o = (objcg);				\
+										\
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&(memcg)->objcg_pages) * (long)PAGE_SIZE, \
+				(long)(live) + stocked_bytes(__o) +		\
+				atomic_read(&__o->nr_charged_bytes));		\
+	} while (0)
 
 /* random sizes 1..3 pages: conservation after every step, exact zero at the end */
 static void obj_byte_conservation(struct kunit *test)

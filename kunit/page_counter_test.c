@@ -24,9 +24,12 @@ static void pc_chain_init(struct pc_chain *c)
 
 #define EXPECT_USAGE(test, c, l, m, r)					\
 	do {								\
-		KUNIT_EXPECT_EQ(test, mcs_page_counter_read(&(c)->leaf), (unsigned long)(l)); \
-		KUNIT_EXPECT_EQ(test, mcs_page_counter_read(&(c)->mid), (unsigned long)(m)); \
-		KUNIT_EXPECT_EQ(test, mcs_page_counter_read(&(c)->root), (unsigned long)(r)); \
+		struct kunit *__t = (test);				\
+		struct pc_chain *__c = (c);				\
+									\
+		KUNIT_EXPECT_EQ(__t, mcs_page_counter_read(&__c->leaf), (unsigned long)(l)); \
+		KUNIT_EXPECT_EQ(__t, mcs_page_counter_read(&__c->mid), (unsigned long)(m)); \
+		KUNIT_EXPECT_EQ(__t, mcs_page_counter_read(&__c->root), (unsigned long)(r)); \
 	} while (0)
 
 static void pc_charge_ignores_limits(struct kunit *test)
@@ -79,6 +82,7 @@ static void pc_refusal_desc(const struct pc_refusal_case *p, char *desc)
 {
 	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(pc_refusal, pc_refusal_cases, pc_refusal_desc);
 
 static void pc_try_charge_refused_rolls_back(struct kunit *test)

@@ -1,0 +1,225 @@
+#!/bin/bash
+# vmtest.sh (`make vmtest`): boot each test kernel under qemu (TCG, 2 vCPUs)
+# with an initramfs holding memcg_stock.ko (+ memcg_stock_test.ko where the
+# kernel has KUnit) and the selftests, then judge the serial log on the host.
+#
+# Kernels (VM_KERNELS, default all four):
+#   deb-amd64     Debian bookworm's 6.12 generic  (scripts/fetch-debian-kernel.sh)
+#   deb-rt-amd64  Debian bookworm's 6.12 PREEMPT_RT
+#   dbg-generic   our 6.12 debug kernel: KUnit, lockdep, kmemleak (scripts/build-debug-kernel.sh)
+#   dbg-rt        the same with PREEMPT_RT
+# A kernel fails on: a module build error, no verdict line (panic, hang),
+# a guest-side failure, fewer than 2 CPUs, a failed insmod or rmmod, a failed,
+# missing or unparsable KUnit suite (debug kernels; expected suites = every
+# `.name = "mcs_..."` in kunit/*.c), a selftest `not ok`, exit code other than
+# 0/4 or missing result, a kmemleak report, taint other than O/E/N, lockdep
+# switched off, or any splat on the console.
+# Results: $MCS_OUT/vm/<kernel>/ (console.log, ktap.txt, kunit.txt, ...).
+#
+# Environment: VM_KERNELS, VM_SMP (default 2), QEMU_TIMEOUT (per boot, default
+# 600 s), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
+# MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+if [[ -n ${MCS_MODULE_SRC:-} ]]; then
+	MCS_SRC=$(cd "$MCS_MODULE_SRC" && pwd)
+	export MCS_MODULE_SRC=$MCS_SRC
+fi
+
+# Boot banners of the debug kernels that match MCS_SPLAT_RE (lib.sh) without
+# being splats (mkinitramfs.sh has the same default for the guest's check).
+export MCS_SPLAT_BENIGN=${MCS_SPLAT_BENIGN:-'RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'}
+
+# the KUnit report is read back from the ring buffer: make room for it
+export QEMU_APPEND="log_buf_len=4M ${QEMU_APPEND:-}"
+
+kernels=(${VM_KERNELS:-deb-amd64 deb-rt-amd64 dbg-generic dbg-rt})
+smp=${VM_SMP:-2}
+V=$MCS_OUT/vm
+mkdir -p "$V"
+t0=$SECONDS
+
+src612=$("$here/fetch-source.sh" 6.12)
+src7=$("$here/fetch-source.sh" 7)
+kunit_py=$src7/tools/testing/kunit/kunit.py
+[[ -f $kunit_py ]] || die "no $kunit_py"
+
+# Selftests are static binaries: one build serves every kernel.
+rm -rf "$V/selftests"
+"$here/build-selftests.sh" "$V/selftests" "$src612"
+mkdir -p "$V/selftests"
+shopt -s nullglob
+selftests=()
+for f in "$MCS_SRC"/selftests/*.c; do selftests+=("$(basename "$f" .c)"); done
+mapfile -t suites < <(cat "$MCS_SRC"/kunit/*.c 2>/dev/null |
+	grep -oE '\.name[[:space:]]*=[[:space:]]*"mcs_[^"]*"' | sed -E 's/.*"(.*)"/\1/' | sort -u)
+shopt -u nullglob
+
+# kernel_for NAME: print "VMLINUZ KDIR DEBUG(0|1)"
+kernel_for() {
+	local d
+	case $1 in
+	deb-amd64) d=$("$here/fetch-debian-kernel.sh" amd64) && echo "$d/vmlinuz $d/build 0" ;;
+	deb-rt-amd64) d=$("$here/fetch-debian-kernel.sh" rt-amd64) && echo "$d/vmlinuz $d/build 0" ;;
+	dbg-generic) d=$("$here/build-debug-kernel.sh" generic) && echo "$d/vmlinuz $d/build 1" ;;
+	dbg-rt) d=$("$here/build-debug-kernel.sh" rt) && echo "$d/vmlinuz $d/build 1" ;;
+	*) die "unknown kernel '$1' (deb-amd64 deb-rt-amd64 dbg-generic dbg-rt)" ;;
+	esac
+}
+
+# block LOG BEGIN-RE END-RE: the lines strictly between two marker lines
+block() {
+	awk -v b="$2" -v e="$3" '$0 ~ e { on = 0 } on { print } $0 ~ b { on = 1 }' "$1"
+}
+
+# judge NAME DIR DEBUG: check one console log; print one reason per failure
+judge() {
+	local name=$1 d=$2 debug=$3 c=$2/console.log
+	local verdict t rc out
+
+	verdict=$(grep -E '^MCS-VERDICT: ' "$c" | tail -1 || true)
+	if [[ -z $verdict ]]; then
+		echo "no verdict line (panic, hang or timeout): last lines of $c:" >&2
+		grep -v '^$' "$c" | tail -25 >&2
+		echo "no verdict (panic/hang)"
+	elif [[ $verdict != 'MCS-VERDICT: PASS' ]]; then
+		echo "guest: ${verdict#MCS-VERDICT: }"
+	fi
+	t=$(sed -n 's/^MCS-BOOT .* cpus=\([0-9]*\)$/\1/p' "$c" | head -1)
+	[[ -n $t ]] && ((t >= 2)) || [[ -z $verdict ]] || echo "cpus online: ${t:-?} (< 2)"
+	grep -qx 'MCS-INSMOD memcg_stock rc=0' "$c" || [[ -z $verdict ]] || echo "insmod memcg_stock failed"
+
+	# KUnit (debug kernels only: Debian's have no CONFIG_KUNIT)
+	if ((debug)) && ((${#suites[@]})); then
+		if [[ ! -f $d/mod/memcg_stock_test.ko ]]; then
+			echo "memcg_stock_test.ko was not built"
+		elif [[ -n $verdict ]]; then
+			grep -qx 'MCS-INSMOD memcg_stock_test rc=0' "$c" || echo "insmod memcg_stock_test failed"
+			block "$c" '^MCS-KTAP-BEGIN$' '^MCS-KTAP-END$' > "$d/ktap.txt"
+			rc=0
+			python3 "$kunit_py" parse --json="$d/kunit.json" "$d/ktap.txt" > "$d/kunit.txt" 2>&1 || rc=$?
+			sed -e 's/\x1b\[[0-9;]*m//g' "$d/kunit.txt" | grep -E 'FAILED|CRASHED|ERROR|Testing complete|not ok' | sed "s/^/  $name kunit: /" >&2 || true
+			((rc == 0)) || echo "kunit.py parse exited $rc (see $d/kunit.txt)"
+			if [[ -s $d/kunit.json ]]; then
+				python3 - "$d/kunit.json" "${suites[@]}" <<'PY' || echo "cannot read $d/kunit.json"
+import json, sys
+top = json.load(open(sys.argv[1]))
+m = top["misc"]
+found = {g["name"]: g["misc"] for g in top.get("sub_groups", [])}
+for c in top.get("test_cases", []):		# a suite that has no cases
+    found[c["name"]] = {"failed": c["status"] not in ("PASS", "SKIP"), "crashed": 0, "errors": 0}
+if m["tests"] == 0:
+    print("KUnit ran 0 tests")
+if m["failed"] or m["crashed"]:
+    bad = [s for s, c in found.items() if c["failed"] or c["crashed"]]
+    print("KUnit: %d failed, %d crashed in %s" % (m["failed"], m["crashed"], " ".join(bad)))
+if m["errors"]:
+    print("KUnit: %d parse error(s)" % m["errors"])
+missing = [s for s in sys.argv[2:] if s not in found]
+if missing:
+    print("KUnit: missing suite(s) " + " ".join(missing))
+print("KUnit: %d tests, %d passed, %d skipped, %d suites" %
+      (m["tests"], m["passed"], m["skipped"], len(found)), file=sys.stderr)
+PY
+			else
+				echo "kunit.py parse wrote no JSON"
+			fi
+		fi
+	fi
+
+	# selftests: exit 0 pass, 4 skip; any `not ok` fails even with exit 0
+	if [[ -n $verdict ]]; then
+		for t in "${selftests[@]}"; do
+			out=$(block "$c" "^MCS-SELFTEST-BEGIN $t\$" "^MCS-SELFTEST-END $t rc=")
+			rc=$(sed -n "s/^MCS-SELFTEST-END $t rc=//p" "$c" | tail -1)
+			if [[ -z $rc ]]; then
+				echo "selftest $t: no result"
+				continue
+			fi
+			[[ $rc == 0 || $rc == 4 ]] || echo "selftest $t: exit code $rc"
+			grep -E '^[[:space:]]*not ok' <<<"$out" | sed "s/^/selftest $t: /" || true
+		done
+	fi
+
+	# unload, leaks, taint, lockdep
+	if [[ -n $verdict ]]; then
+		grep -E '^MCS-RMMOD ' "$c" | grep -v ' rc=0$' | sed 's/^MCS-RMMOD /rmmod failed: /' || true
+		grep -qE '^MCS-RMMOD memcg_stock rc=' "$c" || ! grep -qx 'MCS-INSMOD memcg_stock rc=0' "$c" ||
+			echo "memcg_stock was not unloaded"
+		out=$(block "$c" '^MCS-KMEMLEAK-BEGIN$' '^MCS-KMEMLEAK-END$')
+		if grep -q 'unreferenced object' <<<"$out"; then
+			echo "kmemleak: $(grep -c 'unreferenced object' <<<"$out") leak(s)"
+			printf '%s\n' "$out" > "$d/kmemleak.txt"
+		fi
+		((debug)) && ! grep -q '^MCS-KMEMLEAK-BEGIN$' "$c" && echo "kmemleak did not run"
+		t=$(sed -n 's/^MCS-TAINT //p' "$c" | tail -1)
+		if [[ ! $t =~ ^[0-9]+$ ]]; then
+			echo "no taint value"
+		elif ((t & ~(4096 | 8192 | 262144))); then
+			echo "tainted $t (allowed: O E N)"
+		fi
+		t=$(sed -n 's/^MCS-DEBUG-LOCKS //p' "$c" | tail -1)
+		((debug)) && [[ $t != 1 ]] && echo "debug_locks=${t:-absent} (lockdep fired or is missing)"
+	fi
+	# whole console (boot included), minus the debug kernels' boot banners
+	grep -v -E "$MCS_SPLAT_BENIGN" "$c" > "$d/console.checked" || true
+	if ! (mcs_check_console "$d/console.checked") 2> "$d/splats.txt"; then
+		head -20 "$d/splats.txt" >&2
+		echo "kernel splat on the console (see $d/splats.txt)"
+	fi
+	return 0
+}
+
+declare -A result reason times
+failed=0
+for k in "${kernels[@]}"; do
+	d=$V/$k
+	rm -rf "$d"
+	mkdir -p "$d"
+	tk=$SECONDS
+	log "=== $k ==="
+	if ! kinfo=$(kernel_for "$k"); then
+		result[$k]=FAIL reason[$k]="kernel not available" times[$k]=$((SECONDS - tk))
+		failed=1
+		continue
+	fi
+	read -r vmlinuz kdir debug <<<"$kinfo"
+	tb=$SECONDS
+	if ! m=$(mcs_build_module "$kdir" "vm-$k"); then
+		result[$k]=FAIL reason[$k]="module build failed" times[$k]=$((SECONDS - tk))
+		failed=1
+		continue
+	fi
+	mkdir -p "$d/mod"
+	cp "$m"/*.ko "$d/mod/"
+	echo "$MCS_SRC" > "$d/mod/source"	# for compile-check.sh
+	tbuild=$((SECONDS - tb))
+	"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$V/selftests"
+	tq=$SECONDS
+	qrc=0
+	"$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$smp" || qrc=$?
+	tboot=$((SECONDS - tq))
+	mapfile -t why < <(judge "$k" "$d" "$debug")
+	((qrc == 0)) || why+=("qemu exit $qrc$( ((qrc == 124)) && echo ' (timeout)')")
+	printf '%s\n' "${why[@]}" > "$d/failures.txt"
+	if ((${#why[@]})); then
+		result[$k]=FAIL
+		reason[$k]=$(IFS=';'; echo "${why[*]}")
+		failed=1
+		for w in "${why[@]}"; do log "$k: FAIL: $w"; done
+	else
+		result[$k]=PASS
+		reason[$k]=
+		log "$k: PASS"
+	fi
+	times[$k]="$tbuild+$tboot"
+done
+
+printf '\nvmtest summary (%d s; logs in %s/<kernel>/)\n' $((SECONDS - t0)) "$V"
+printf '%-14s %-6s %-12s %s\n' kernel result 'build+boot s' 'reasons'
+for k in "${kernels[@]}"; do
+	printf '%-14s %-6s %-12s %s\n' "$k" "${result[$k]}" "${times[$k]}" "${reason[$k]}"
+done
+((failed == 0)) || exit 1
+echo "vmtest: all passed"
