@@ -368,7 +368,7 @@ static int bench_parse(char *line, struct bench_params *p)
 	}
 	return 0;
 bad:
-	pr_warn("memcg_stock: bench: bad parameter '%s'\n", tok);
+	pr_warn("memcg_stock: bench: bad parameter '%*pE'\n", (int)strlen(tok), tok);
 	return -EINVAL;
 }
 

@@ -42,8 +42,11 @@ mcs_download() {
 	(cd "$MCS_CACHE/debs" && mcs_apt apt-get -q download "$@" >&2)
 }
 
-# Splat patterns that fail any kernel run.
-MCS_SPLAT_RE='BUG:|WARNING:|Oops|Call Trace|KASAN:|kmemleak:|circular locking|possible recursive locking|inconsistent lock state|lockdep|sleeping function called|scheduling while atomic|UBSAN:|general protection'
+# Splat patterns that fail any kernel run.  Lockdep's reports all start
+# with "WARNING:" (or BUG:); kmemleak's with "suspected memory leak".
+MCS_SPLAT_RE='BUG:|WARNING:|Oops|Call Trace|KASAN:|suspected memory leak|unreferenced object|circular locking|possible recursive locking|inconsistent lock state|sleeping function called|scheduling while atomic|UBSAN:|general protection'
+# Boot banners of the debug kernels that contain a pattern above.
+MCS_SPLAT_BENIGN=${MCS_SPLAT_BENIGN:-'RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'}
 
 # mcs_build_module KDIR NAME [make args...]: copy the module sources into
 # $MCS_OUT/build/NAME (one copy per target kernel: Kbuild objects are not
@@ -67,7 +70,8 @@ mcs_build_module() {
 # mcs_check_console LOG: fail on any kernel splat in a console log.
 mcs_check_console() {
 	local f=$1
-	if grep -E -n "$MCS_SPLAT_RE" "$f" | grep -v -E 'lockdep_stats|debug_locks|^[0-9]+:.*(Lock dependency validator|lock debugging: prove locking|in-tree module|\.\.\. MAX_LOCK)' >&2; then
+	if grep -a -E -n "$MCS_SPLAT_RE" "$f" |
+		grep -a -v -E "lockdep_stats|debug_locks|^[0-9]+:.*(Lock dependency validator|lock debugging: prove locking|in-tree module|\.\.\. MAX_LOCK|$MCS_SPLAT_BENIGN)" >&2; then
 		die "kernel splat in $f (lines above)"
 	fi
 }

@@ -6,8 +6,8 @@
 #
 # MODE: test (default)  load, KUnit report, selftests, unload, leak/taint checks
 #       shell           a shell on the console instead (debugging by hand)
-#       FILE            a script run after the module is loaded, instead of
-#                       KUnit and the selftests (bench, stress)
+#       FILE            a script run after the module (and the KUnit module, if
+#                       given) is loaded, instead of the selftests (bench, stress)
 #
 # Everything goes to the serial console.  The host judges the run from these
 # lines (scripts/vmtest.sh); each marker is a whole line:
@@ -16,7 +16,7 @@
 #   MCS-KTAP-BEGIN ... MCS-KTAP-END          the test module's KUnit report
 #   MCS-SELFTEST-BEGIN <name> ... MCS-SELFTEST-END <name> rc=<rc>
 #   MCS-RUN-BEGIN ... MCS-RUN-END rc=<rc>    MODE=FILE
-#   MCS-RMMOD <module> rc=<rc>
+#   MCS-RMMOD <module> rc=<rc> | MCS-RMMOD <module> not-loaded
 #   MCS-KMEMLEAK-BEGIN ... MCS-KMEMLEAK-END  only when kmemleak exists
 #   MCS-TAINT <value>
 #   MCS-DEBUG-LOCKS <0|1>                    only with lockdep
@@ -26,7 +26,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 # Boot banners of the debug kernels that match MCS_SPLAT_RE (lib.sh) without
 # being splats; scripts/vmtest.sh drops them before mcs_check_console too.
-MCS_SPLAT_BENIGN=${MCS_SPLAT_BENIGN:-'RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'}
+# MCS_SPLAT_BENIGN comes from lib.sh
 
 out=${1:?usage: mkinitramfs.sh OUT.cpio.gz MODDIR SELFTESTDIR [MODE]}
 moddir=${2:?usage: mkinitramfs.sh OUT.cpio.gz MODDIR SELFTESTDIR [MODE]}
@@ -137,7 +137,11 @@ elif [ $rc -eq 0 ] && [ "$MODE" = run ]; then
 fi
 
 for mod in memcg_stock_test memcg_stock; do
-	grep -q "^$mod " /proc/modules || continue
+	# a selftest may have unloaded it (and failed to load it again)
+	if ! grep -q "^$mod " /proc/modules; then
+		echo "MCS-RMMOD $mod not-loaded"
+		continue
+	fi
 	rmmod $mod
 	r=$?
 	echo "MCS-RMMOD $mod rc=$r"
