@@ -45,7 +45,7 @@
 #define BENCH_MAX_CLIENTS	256
 #define BENCH_MAX_MS		10000
 #define BENCH_OBJ_SIZE		64
-#define BENCH_IRQ_PERIOD_NS	(20 * NSEC_PER_USEC)
+#define BENCH_IRQ_PERIOD_NS	(50 * NSEC_PER_USEC)
 
 enum bench_workload { WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, NR_WL };
 
@@ -96,8 +96,14 @@ static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
 	enum bench_workload wl = run->p.workload;
 
 	if (wl == WL_FLOOR) {
-		this_cpu_add(bench_floor, 1);
-		this_cpu_sub(bench_floor, 1);
+		unsigned long *floor;
+
+		/* what a stock hit cannot avoid: pin the CPU, touch per-CPU data */
+		preempt_disable();
+		floor = this_cpu_ptr(&bench_floor);
+		WRITE_ONCE(*floor, *floor + 1);
+		WRITE_ONCE(*floor, *floor - 1);
+		preempt_enable();
 		return true;
 	}
 	if (wl == WL_PAGES || (wl == WL_MIXED && (i & 1))) {
@@ -112,6 +118,20 @@ static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
 	return true;
 }
 
+/*
+ * cond_resched() is a no-op on fully preemptible kernels, which rely on
+ * the return from the timer interrupt to preempt.  UML delivers an
+ * interrupt that arrived with IRQs off when they are enabled again, with
+ * no preemption check, so a loop of irqsave sections (the coupled stock)
+ * would never be preempted.  preempt_enable() is a preemption point.
+ */
+static void bench_preempt_point(void)
+{
+	cond_resched();
+	preempt_disable();
+	preempt_enable();
+}
+
 static int bench_client_fn(void *arg)
 {
 	struct bench_client *c = arg;
@@ -119,12 +139,12 @@ static int bench_client_fn(void *arg)
 	u64 i = 0;
 
 	while (!READ_ONCE(run->start) && !kthread_should_stop())
-		cond_resched();
+		bench_preempt_point();
 	while (!READ_ONCE(run->stop) && !kthread_should_stop()) {
 		if (!bench_op(run, c->memcg, c->objcg, i, GFP_KERNEL))
 			c->errors++;
 		if (!(++i & 255))
-			cond_resched();
+			bench_preempt_point();
 	}
 	c->ops = i;
 	/* park until stopped so that ops is read after the loop ended */

@@ -143,7 +143,7 @@ int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
 	int ret;
 
 	if (charge_misuse(c->state != MCS_CHARGE_IDLE,
-			  "try_charge of a %s charge descriptor", state_name(c)))
+			  "try_charge of a charge descriptor that is %s", state_name(c)))
 		return -EINVAL;
 	if (!nr_pages)
 		return -EINVAL;
@@ -172,7 +172,7 @@ EXPORT_SYMBOL_GPL(mcs_try_charge_page);
 void mcs_commit_charge(struct mcs_charge *c)
 {
 	if (charge_misuse(c->state != MCS_CHARGE_RESERVED,
-			  "commit of a %s charge descriptor", state_name(c)))
+			  "commit of a charge descriptor that is %s", state_name(c)))
 		return;
 
 	mcs_memcg_get(c->memcg);
@@ -193,7 +193,7 @@ EXPORT_SYMBOL_GPL(mcs_commit_charge);
 void mcs_cancel_charge(struct mcs_charge *c)
 {
 	if (charge_misuse(c->state != MCS_CHARGE_RESERVED,
-			  "cancel of a %s charge descriptor", state_name(c)))
+			  "cancel of a charge descriptor that is %s", state_name(c)))
 		return;
 
 	uncharge_counters(c->memcg, c->nr_pages);
@@ -249,7 +249,7 @@ static void uncharge_charge(struct mcs_uncharge_gather *ug, struct mcs_charge *c
 void mcs_uncharge_gather_add(struct mcs_uncharge_gather *ug, struct mcs_charge *c)
 {
 	if (charge_misuse(c->state != MCS_CHARGE_COMMITTED,
-			  "batched uncharge of a %s charge descriptor", state_name(c)))
+			  "batched uncharge of a charge descriptor that is %s", state_name(c)))
 		return;
 	uncharge_charge(ug, c);
 }
@@ -283,7 +283,7 @@ void mcs_uncharge(struct mcs_charge *c)
 	struct mcs_uncharge_gather ug;
 
 	if (charge_misuse(c->state != MCS_CHARGE_COMMITTED,
-			  "uncharge of a %s charge descriptor", state_name(c)))
+			  "uncharge of a charge descriptor that is %s", state_name(c)))
 		return;
 	mcs_uncharge_gather_init(&ug);
 	uncharge_charge(&ug, c);
@@ -331,10 +331,10 @@ EXPORT_SYMBOL_GPL(mcs_uncharge_batch);
 void mcs_migrate_charge(struct mcs_charge *old, struct mcs_charge *new)
 {
 	if (charge_misuse(old->state != MCS_CHARGE_COMMITTED,
-			  "migrate from a %s charge descriptor", state_name(old)))
+			  "migrate from a charge descriptor that is %s", state_name(old)))
 		return;
 	if (charge_misuse(new->state != MCS_CHARGE_IDLE,
-			  "migrate to a %s charge descriptor", state_name(new)))
+			  "migrate to a charge descriptor that is %s", state_name(new)))
 		return;
 
 	new->memcg = old->memcg;

@@ -66,6 +66,7 @@ bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
 	stock = this_cpu_ptr(&mcs_coupled_stock);
 	if (stock->cached == memcg && stock->nr_pages >= nr_pages) {
 		stock->nr_pages -= nr_pages;
+		mcs_memcg_event(memcg, MCS_STOCK_HIT);
 		ret = true;
 	}
 	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);

@@ -38,7 +38,7 @@ static ssize_t selftest_write(struct file *file, const char __user *ubuf,
 
 	if (strcmp(name, "page_counter") && strcmp(name, "stock") &&
 	    strcmp(name, "all")) {
-		pr_warn("memcg_stock: selftest: unknown check '%s'\n", name);
+		pr_warn("memcg_stock: selftest: unknown check '%*pE'\n", (int)strlen(name), name);
 		return -EINVAL;
 	}
 
@@ -76,15 +76,24 @@ static const struct file_operations selftest_fops = {
 
 int mcs_debugfs_init(void)
 {
+	int ret;
+
+	ret = mcs_stress_init();
+	if (ret)
+		return ret;
 	selftest_log = kzalloc(SELFTEST_LOG_SIZE, GFP_KERNEL);
-	if (!selftest_log)
+	if (!selftest_log) {
+		mcs_stress_exit();
 		return -ENOMEM;
+	}
 	debugfs_create_file("selftest", 0600, mcs_debugfs_root, NULL, &selftest_fops);
 	return 0;
 }
 
 void mcs_debugfs_exit(void)
 {
+	/* A stress run must end before the module tears down what it charges. */
+	mcs_stress_exit();
 	/* Removing the directory waits for readers and writers to leave. */
 	debugfs_remove(mcs_debugfs_root);
 	mcs_debugfs_root = NULL;

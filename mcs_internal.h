@@ -252,6 +252,10 @@ void mcs_debugfs_exit(void);
 /* bench.c */
 void mcs_bench_init(struct dentry *dir);
 
+/* stress.c: the debugfs stress harness, set up and torn down by debugfs.c */
+int mcs_stress_init(void);
+void mcs_stress_exit(void);
+
 /* selfcheck.c: the in-module checks behind debugfs "selftest" */
 struct seq_buf;
 int mcs_selfcheck_page_counter(struct seq_buf *log);

@@ -60,6 +60,16 @@ struct dentry *mcs_debugfs_root;
 
 /* ---- memcg objects ---------------------------------------------------- */
 
+/*
+ * For callers that already run with preemption or migration disabled
+ * (inside a stock's critical section): saves a preempt_disable() pair on
+ * the hot path.  local_t updates are safe against interrupts on this CPU.
+ */
+static void __mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
+{
+	local_inc(&this_cpu_ptr(memcg->stats)->events[ev]);
+}
+
 void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
 {
 	struct mcs_memcg_stats_pcpu *stats = get_cpu_ptr(memcg->stats);
@@ -406,6 +416,7 @@ static bool consume_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 		stock_pages = READ_ONCE(stock->nr_pages[i]);
 		if (stock_pages >= nr_pages) {
 			WRITE_ONCE(stock->nr_pages[i], stock_pages - nr_pages);
+			__mcs_memcg_event(memcg, MCS_STOCK_HIT);
 			ret = true;
 		}
 		break;
@@ -474,7 +485,7 @@ static void refill_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 			unsigned int total = READ_ONCE(stock->nr_pages[i]) + nr_pages;
 
 			WRITE_ONCE(stock->nr_pages[i], total);
-			mcs_memcg_event(memcg, MCS_REFILL);
+			__mcs_memcg_event(memcg, MCS_REFILL);
 			if (total > MCS_CHARGE_BATCH)
 				drain_stock(stock, i);
 			goto unlock;
@@ -494,7 +505,7 @@ static void refill_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 	mcs_memcg_get(memcg);
 	WRITE_ONCE(stock->nr_pages[empty], nr_pages);
 	WRITE_ONCE(stock->cached[empty], memcg);
-	mcs_memcg_event(memcg, MCS_REFILL);
+	__mcs_memcg_event(memcg, MCS_REFILL);
 unlock:
 	local_unlock(&mcs_memcg_stock.lock);
 	return;
@@ -741,10 +752,8 @@ int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 
 	mode = mcs_stock_get_mode();
 	if (mode == MCS_MODE_DECOUPLED ? consume_stock(memcg, nr_pages) :
-	    mode == MCS_MODE_COUPLED ? mcs_coupled_consume(memcg, nr_pages) : false) {
-		mcs_memcg_event(memcg, MCS_STOCK_HIT);
-		return 0;
-	}
+	    mode == MCS_MODE_COUPLED ? mcs_coupled_consume(memcg, nr_pages) : false)
+		return 0;	/* the stock counted the hit */
 	mcs_memcg_event(memcg, MCS_STOCK_MISS);
 
 	if (!gfp_allows_spinning(gfp) || mode == MCS_MODE_NONE)

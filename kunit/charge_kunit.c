@@ -513,7 +513,8 @@ static void charge_uncharge_batch_runs(struct kunit *test)
 	struct mcs_charge *c;
 	int m;
 
-	parent = memcg[BATCH_OWNERS - 1] = mcs_test_memcg(test, NULL);
+	parent = mcs_test_memcg(test, NULL);
+	memcg[BATCH_OWNERS - 1] = parent;
 	for (m = 0; m < BATCH_OWNERS - 1; m++)
 		memcg[m] = mcs_test_memcg(test, parent);
 	c = test_charges(test, max(n, 1U));

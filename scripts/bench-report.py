@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench-report.py RUNDIR OUTDIR NCPUS: turn the result lines of debugfs
+"""bench-report.py RUNDIR OUTDIR NCPUS [KERNEL]: turn the result lines of debugfs
 "bench" into the A/B tables (medians over repetitions), a CSV and a PNG plot.
 Exits non-zero if any measurement failed its invariant check."""
 import csv
@@ -10,6 +10,8 @@ import subprocess
 import sys
 
 rundir, outdir, ncpus = sys.argv[1], sys.argv[2], int(sys.argv[3])
+kernel = sys.argv[4] if len(sys.argv) > 4 else "uml"
+where = "UML" if kernel == "uml" else f"qemu TCG, {kernel}"
 rows = []
 with open(os.path.join(rundir, "results.txt")) as f:
     for line in f:
@@ -34,7 +36,7 @@ floor_ns = med(("floor", 0, 1, "decoupled"), "ns_per_op")
 modes = ["decoupled", "coupled", "none"]
 clients = sorted({k[2] for k in by if k[0] != "floor"})
 out = []
-out.append(f"A/B benchmark: UML, {ncpus} CPUs (a shared 2-core machine: ratios matter, "
+out.append(f"A/B benchmark: {where}, {ncpus} CPUs (a shared 2-core machine: ratios matter, "
            f"absolute numbers do not); median of {max(len(v) for v in by.values())} runs")
 out.append(f"floor (bare per-CPU add/sub pair): {floor_ns:.1f} ns/op")
 csvrows = []
@@ -88,7 +90,7 @@ with open(dat, "w") as f:
                     f.write(f"{r[2]} {r[3]} {r[4]} {r[5]}\n")
             f.write("\n\n")
 gp = [f'set terminal png size 1500,900', f'set output "{os.path.join(outdir, "bench.png")}"',
-      'set multiplot layout 2,3 title "memcg_stock A/B: Mops/s vs clients (UML)"',
+      'set multiplot layout 2,3 title "memcg_stock A/B: Mops/s vs clients ({where})"',
       'set logscale x 2', 'set xlabel "clients"', 'set ylabel "Mops/s"', 'set key top left']
 idx = 0
 panels = []

@@ -11,6 +11,8 @@
 #   BENCH_REPS         repetitions of every combination (default 3)
 #   BENCH_MS           duration of one measurement in ms (default 200)
 #   BENCH_CLIENTS      client counts (default: 1 2 4 ... 4 x CPUs)
+#   BENCH_KERNELS      where to run: uml (default) and/or the qemu kernels
+#                      deb-amd64 deb-rt-amd64 dbg-generic dbg-rt (space separated)
 #   MCS_UML_CPUS       guest CPUs (default 2)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,12 +22,6 @@ reps=${BENCH_REPS:-3}
 ms=${BENCH_MS:-200}
 ncpus=${MCS_UML_CPUS:-2}
 out=$MCS_SRC/bench-results
-U=$MCS_OUT/bench
-mkdir -p "$out" "$U/umldir"
-rm -f "$U"/*.txt
-
-B=$(MCS_UML_FLAVOUR=bench "$here/build-uml.sh")
-M=$(mcs_build_module "$B" uml-bench ARCH=um)
 
 clients=${BENCH_CLIENTS:-}
 if [[ -z $clients ]]; then
@@ -34,7 +30,8 @@ if [[ -z $clients ]]; then
 fi
 
 # The job list: modes innermost, so that A B C A B C ... share conditions.
-jobs=$U/jobs.txt
+mkdir -p "$MCS_OUT"
+jobs=$MCS_OUT/bench-jobs.txt
 : >"$jobs"
 for ((r = 1; r <= reps; r++)); do
 	echo "mode=decoupled clients=1 workload=floor hardirq=0 duration_ms=$ms" >>"$jobs"
@@ -48,10 +45,19 @@ for ((r = 1; r <= reps; r++)); do
 		done
 	done
 done
+mkdir -p "$MCS_OUT"
 total=$(wc -l <"$jobs")
-log "bench: $total measurements of ${ms} ms on $ncpus CPUs (UML), ~$((total * (ms + 150) / 1000)) s"
+log "bench: $total measurements of ${ms} ms per kernel, ~$((total * (ms + 150) / 1000)) s each"
 
-cat >"$U/init.sh" <<'INIT'
+
+# bench_uml DIR: run the job list in the bench flavour of the UML kernel.
+bench_uml() {
+	local U=$1 B M
+	mkdir -p "$U/umldir"
+	B=$(MCS_UML_FLAVOUR=bench "$here/build-uml.sh")
+	M=$(mcs_build_module "$B" uml-bench ARCH=um)
+	cp "$jobs" "$U/jobs.txt"
+	cat >"$U/init.sh" <<'INIT'
 #!/bin/sh
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
@@ -82,15 +88,60 @@ sync
 /bin/busybox poweroff -f 2>/dev/null || echo o >/proc/sysrq-trigger
 sleep 30
 INIT
-chmod +x "$U/init.sh"
+	chmod +x "$U/init.sh"
 
-t0=$SECONDS
-timeout -k 10 $((total * (ms + 2000) / 1000 + 300)) "$B/linux" mem=512M ncpus="$ncpus" \
-	seccomp=on uml_dir="$U/umldir" rootfstype=hostfs rootflags=/ rw \
-	init="$U/init.sh" MCS_U="$U" MCS_MODDIR="$M" </dev/null 2>&1 |
-	tee "$U/console.log" | grep --line-buffered '^bench \[' >&2 || true
-grep -q '^done' "$U/info.txt" 2>/dev/null || die "the benchmark kernel did not finish (see $U/console.log)"
-mcs_check_console "$U/dmesg.txt"
-log "bench: guest ran $((SECONDS - t0)) s"
+		t0=$SECONDS
+	timeout -k 10 $((total * (ms + 2000) / 1000 + 300)) "$B/linux" mem=512M ncpus="$ncpus" \
+		seccomp=on uml_dir="$U/umldir" rootfstype=hostfs rootflags=/ rw \
+		init="$U/init.sh" MCS_U="$U" MCS_MODDIR="$M" </dev/null 2>&1 |
+		tee "$U/console.log" | grep --line-buffered '^bench \[' >&2 || true
+	grep -q '^done' "$U/info.txt" 2>/dev/null || die "the benchmark kernel did not finish (see $U/console.log)"
+	mcs_check_console "$U/dmesg.txt"
+	log "bench: guest ran $((SECONDS - t0)) s"
+}
 
-python3 "$here/bench-report.py" "$U" "$out" "$ncpus"
+# bench_qemu NAME DIR: the same jobs in one of the qemu kernels of vmtest.sh.
+bench_qemu() {
+	local name=$1 V=$2 d vmlinuz kdir M
+	case $name in
+	deb-amd64) d=$("$here/fetch-debian-kernel.sh" amd64) ;;
+	deb-rt-amd64) d=$("$here/fetch-debian-kernel.sh" rt-amd64) ;;
+	dbg-generic) d=$("$here/build-debug-kernel.sh" generic) ;;
+	dbg-rt) d=$("$here/build-debug-kernel.sh" rt) ;;
+	*) die "unknown BENCH_KERNELS entry '$name'" ;;
+	esac
+	vmlinuz=$d/vmlinuz kdir=$d/build
+	mkdir -p "$V"
+	M=$(mcs_build_module "$kdir" "bench-$name")
+	{
+		echo 'D=/sys/kernel/debug/memcg_stock'
+		echo 'cat $D/slab | sed "s/^/MCS-BENCH-SLAB-kmem_cache /"'
+		echo 'while read -r job; do'
+		echo '	if echo "$job" >$D/bench; then echo "MCS-BENCH $(cat $D/bench)"; else echo "MCS-BENCH $job verdict=ERROR"; fi'
+		echo 'done <<JOBS'
+		cat "$jobs"
+		echo 'JOBS'
+	} >"$V/run.sh"
+	"$here/mkinitramfs.sh" "$V/initramfs.cpio.gz" "$M" "$V/none" "$V/run.sh"
+	QEMU_TIMEOUT=$((total * (ms + 3000) / 1000 + 300)) \
+		"$here/qemu-run.sh" "$vmlinuz" "$V/initramfs.cpio.gz" "$V/console.log" "$ncpus" || true
+	grep -q '^MCS-VERDICT: PASS' "$V/console.log" ||
+		die "$name: the benchmark run failed: $(grep '^MCS-VERDICT' "$V/console.log" || echo no verdict)"
+	sed -n 's/^MCS-BENCH //p' "$V/console.log" >"$V/results.txt"
+	sed -n 's/^MCS-BENCH-SLAB-kmem_cache //p' "$V/console.log" >"$V/slab-kmem_cache.txt"
+}
+
+rc=0
+for k in ${BENCH_KERNELS:-uml}; do
+	dir=$MCS_OUT/bench/$k
+	rm -rf "$dir"
+	if [[ $k == uml ]]; then
+		bench_uml "$dir"
+	else
+		bench_qemu "$k" "$dir"
+	fi
+	echo
+	echo "===== $k ====="
+	python3 "$here/bench-report.py" "$dir" "$out/$k" "$ncpus" "$k" || rc=1
+done
+exit $rc

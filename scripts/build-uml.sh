@@ -76,19 +76,31 @@ verify_config() {
 
 t0=$SECONDS
 rm -f "$B/.mcs-built"
-# A changed fragment need not cost a cold build: start from the newest
-# complete build of the same source and tools (Kbuild's fixdep rebuilds
-# exactly what the config change touches).
+# A changed fragment need not cost a cold build: configure first, then start
+# from the complete build of the same source and tools whose .config is
+# closest to ours (Kbuild's fixdep rebuilds exactly what the difference
+# touches; an identical .config rebuilds next to nothing).
 if [[ ! -e $B/.config ]]; then
-	seed=$(ls -td "$MCS_CACHE"/uml/*/.mcs-built 2>/dev/null | while read -r m; do
+	cp "$frag" "$B/.config"
+	make -s -C "$src" ARCH=um O="$B" olddefconfig >&2 || die "olddefconfig failed"
+	want=$(mktemp)
+	cp "$B/.config" "$want"
+	seed= best=
+	for m in "$MCS_CACHE"/uml/*/.mcs-built; do
+		[[ -e $m ]] || continue
 		d=$(dirname "$m")
-		[[ $(cat "$d/.mcs-base" 2>/dev/null) == "$base" ]] && { echo "$d"; break; }
-	done || true)
+		[[ $(cat "$d/.mcs-base" 2>/dev/null) == "$base" ]] || continue
+		n=$(diff <(grep '^CONFIG_' "$want") <(grep '^CONFIG_' "$d/.config") | grep -c '^[<>]' || true)
+		if [[ -z $best ]] || ((n < best)); then
+			seed=$d best=$n
+		fi
+	done
 	if [[ -n $seed ]]; then
-		log "seeding $B from $seed"
+		log "seeding $B from $seed ($best differing config lines)"
 		cp -a "$seed/." "$B/"
 		rm -f "$B/.mcs-built" "$B/build.log"
 	fi
+	rm -f "$want"
 fi
 echo "$base" >"$B/.mcs-base"
 log "configuring UML in $B (source $(basename "$src"))"

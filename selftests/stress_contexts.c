@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg_stock stress, every context mix: runs the harness's whole case
+ * table ("all": task, softirq, hardirq, mixed contexts, bytes, limit,
+ * churn, hotplug) and wants every case PASS with load in each context it
+ * enables; then an ops-bounded run, a run stopped midway, and the stock
+ * modes.  Each run is also cross-checked from here: live objects and root
+ * usage back to where they were, kernel log clean.
+ */
+#include "stress_lib.h"
+
+#define MAX_CASES	32
+
+static char results[MCS_RESULTS_SIZE];
+static int kmsg = -1;
+
+/* The load the case block says it had, in every context it enabled. */
+static int case_had_load(const char *block)
+{
+	int ok = 1;
+
+	if (mcs_kv_long(block, "ops_task", 0) <= 0) {
+		ksft_print_msg("no task context operations\n");
+		ok = 0;
+	}
+	if (mcs_kv_long(block, "softirq", 0) && mcs_kv_long(block, "ops_softirq", 0) <= 0) {
+		ksft_print_msg("softirq enabled, no softirq operations\n");
+		ok = 0;
+	}
+	if (mcs_kv_long(block, "hardirq_us", 0) && mcs_kv_long(block, "ops_hardirq", 0) <= 0) {
+		ksft_print_msg("hardirq enabled, no hardirq operations\n");
+		ok = 0;
+	}
+	if (mcs_kv_long(block, "churn", 0) && mcs_kv_long(block, "churn_created", 0) <= 0) {
+		ksft_print_msg("churn enabled, no memcg created\n");
+		ok = 0;
+	}
+	return ok;
+}
+
+static void test_config_roundtrip(void)
+{
+	char buf[4096], line[128];
+	const char *p = MCS_BASE_CONFIG;
+	int ret, ok;
+
+	ret = mcs_config("mode=decoupled\n");
+	ok = !ret && mcs_read("config", buf, sizeof(buf)) > 0;
+	/* every line written reads back as it was */
+	while (ok && *p) {
+		size_t n = strcspn(p, "\n");
+
+		snprintf(line, sizeof(line), "%.*s\n", (int)n, p);
+		if (!strstr(buf, line)) {
+			ksft_print_msg("config lacks %s", line);
+			ok = 0;
+		}
+		p += n + 1;
+	}
+	ok = ok && strstr(buf, "mode=decoupled\n");
+	ksft_test_result(ok, "config: write and read back (%d)\n", ret);
+}
+
+static void test_all_cases(char names[][32], int nr)
+{
+	struct mcs_counts before, after;
+	char block[16384];
+	int i, ret, same, clean;
+
+	mcs_config(NULL);
+	mcs_get_counts(&before);
+	ret = mcs_run("all", results, sizeof(results));
+	if (ret)
+		ksft_print_msg("run all: %s\n", strerror(-ret));
+	for (i = 0; i < nr; i++) {
+		int ok = !ret && mcs_case_block(results, names[i], block, sizeof(block));
+
+		if (ok) {
+			mcs_print_figures(block);
+			ok = mcs_block_ok(block, "done") && case_had_load(block);
+			if (mcs_kv_is(block, "hotplug", "unsupported"))
+				ksft_print_msg("%s: CPU hotplug unsupported by this kernel\n", names[i]);
+		}
+		ksft_test_result(ok, "case %s: PASS with load in every context it enables\n",
+				 names[i]);
+	}
+	same = !mcs_get_counts(&after) && mcs_counts_same(&before, &after);
+	clean = mcs_kmsg_clean(kmsg);
+	ksft_test_result(!ret && mcs_kv_is(results, "verdict", "PASS") && same && clean,
+			 "run all: verdict PASS, objects and root usage back, kernel log clean\n");
+}
+
+static void test_ops_budget(void)
+{
+	struct mcs_counts before, after;
+	char block[16384];
+	long cpus, done, want;
+	int ret, ok;
+
+	/* two workers per CPU, 400 operations each; the time bound is far */
+	ret = mcs_config("threads=2\nops=400\nduration_ms=120000\n");
+	mcs_get_counts(&before);
+	if (!ret)
+		ret = mcs_run("1", results, sizeof(results));
+	ok = !ret && mcs_case_block(results, "custom", block, sizeof(block)) &&
+	     mcs_block_ok(block, "done");
+	if (ok) {
+		cpus = mcs_kv_long(block, "cpus", 0);
+		done = mcs_kv_long(block, "ops_task", 0);
+		want = 400L * 2 * cpus;
+		if (done < want || mcs_kv_long(block, "elapsed_ms", 0) >= 120000) {
+			ksft_print_msg("ops_task %ld, want %ld before the time bound\n", done, want);
+			ok = 0;
+		}
+	}
+	ok = ok && !mcs_get_counts(&after) && mcs_counts_same(&before, &after) &&
+	     mcs_kmsg_clean(kmsg);
+	ksft_test_result(ok, "ops budget: the run ends when every worker did its share (%d)\n",
+			 ret);
+}
+
+static void test_stop(void)
+{
+	struct mcs_counts before, after;
+	char buf[4096], block[16384];
+	long ops1, ops2 = 0;
+	int ret, ok;
+
+	ret = mcs_config("duration_ms=600000\n");
+	mcs_get_counts(&before);
+	if (!ret)
+		ret = mcs_puts("run", "contexts");
+	if (!ret)
+		ret = mcs_wait_load(120);
+	ok = !ret;
+	/* progress moves while the run is watched */
+	if (ok && mcs_read("run", buf, sizeof(buf)) > 0) {
+		ops1 = mcs_kv_long(buf, "ops_done", -1);
+		mcs_msleep(300);
+		mcs_read("run", buf, sizeof(buf));
+		ops2 = mcs_kv_long(buf, "ops_done", -1);
+		ok = ops1 >= 0 && ops2 > ops1 && mcs_kv_long(buf, "elapsed_ms", 0) > 0 &&
+		     mcs_kv_is(buf, "ops_expected", "none");
+		if (!ok)
+			ksft_print_msg("progress did not move: %s", buf);
+	}
+	if (mcs_puts("run", "stop"))
+		ok = 0;
+	ret = mcs_wait_idle(120);
+	ok = ok && !ret && mcs_read("run", buf, sizeof(buf)) > 0 &&
+	     mcs_kv_is(buf, "state", "stopped") &&
+	     mcs_read("results", results, sizeof(results)) > 0 &&
+	     mcs_case_block(results, "contexts", block, sizeof(block)) &&
+	     mcs_block_ok(block, "stopped");
+	ok = ok && !mcs_get_counts(&after) && mcs_counts_same(&before, &after) &&
+	     mcs_kmsg_clean(kmsg);
+	ksft_test_result(ok, "stop: a watched run stops midway, checked and clean (ops %ld)\n",
+			 ops2);
+}
+
+/*
+ * mode= goes to mcs_stock_set_mode().  A mode the module does not
+ * implement yet must be refused with EOPNOTSUPP and change nothing; one it
+ * implements must pass the same invariants.
+ */
+static void test_modes(void)
+{
+	static const char * const modes[] = { "coupled", "none" };
+	char buf[4096], block[16384], line[64];
+	unsigned int i;
+	int ok = 1, ret;
+
+	mcs_config(NULL);
+	for (i = 0; i < 2; i++) {
+		snprintf(line, sizeof(line), "mode=%s\n", modes[i]);
+		ret = mcs_puts("config", line);
+		if (ret == -EOPNOTSUPP) {
+			mcs_read("config", buf, sizeof(buf));
+			if (!mcs_kv_is(buf, "mode", "decoupled")) {
+				ksft_print_msg("refused mode %s changed the mode\n", modes[i]);
+				ok = 0;
+			}
+			ksft_print_msg("mode %s: not implemented yet (EOPNOTSUPP)\n", modes[i]);
+			continue;
+		}
+		if (ret) {
+			ksft_print_msg("mode %s: %s\n", modes[i], strerror(-ret));
+			ok = 0;
+			continue;
+		}
+		ret = mcs_run("contexts", results, sizeof(results));
+		if (ret || !mcs_case_block(results, "contexts", block, sizeof(block)) ||
+		    !mcs_block_ok(block, "done") || !mcs_kv_is(block, "mode", modes[i])) {
+			ksft_print_msg("mode %s: run failed\n", modes[i]);
+			ok = 0;
+		}
+	}
+	if (mcs_puts("config", "mode=decoupled\n"))
+		ok = 0;
+	ok = ok && mcs_kmsg_clean(kmsg);
+	ksft_test_result(ok, "modes: coupled and none refused cleanly or pass\n");
+}
+
+int main(void)
+{
+	char buf[4096], names[MAX_CASES][32], list[1024];
+	char *p, *save = NULL;
+	int nr = 0;
+
+	ksft_print_header();
+	mcs_prepare();
+	kmsg = mcs_kmsg_open();
+	if (kmsg < 0)
+		ksft_print_msg("no /dev/kmsg: kernel log not checked\n");
+	if (mcs_read("run", buf, sizeof(buf)) < 0 ||
+	    !mcs_kv(buf, "cases_available", list, sizeof(list)))
+		ksft_exit_fail_msg("run: no cases_available line\n");
+	for (p = strtok_r(list, " ", &save); p && nr < MAX_CASES; p = strtok_r(NULL, " ", &save))
+		snprintf(names[nr++], sizeof(names[0]), "%s", p);
+
+	ksft_set_plan(nr + 5);
+	test_config_roundtrip();
+	test_all_cases(names, nr);
+	test_ops_budget();
+	test_stop();
+	test_modes();
+	mcs_config(NULL);
+	ksft_finished();
+}

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the memcg_stock stress selftests: debugfs I/O, runs and their
+ * results, module-wide counts and the kernel log.  Header-only: each
+ * selftest source is built into a static binary of its own.
+ *
+ * Every run is judged twice: by the harness's own invariant checker
+ * (verdict=PASS in "results") and from here, independently of it: the
+ * number of live memcgs and objcgs and the root's usage in "memcgs" must
+ * be back to their values before the run, and the kernel log must show no
+ * warning, no leak report and no violated invariant.  A checker that
+ * missed a leak still fails the selftest.
+ */
+#ifndef MCS_STRESS_LIB_H
+#define MCS_STRESS_LIB_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+#define MCS_DIR			"/sys/kernel/debug/memcg_stock"
+#define MCS_RESULTS_SIZE	(256 * 1024)
+#define MCS_RUN_TIMEOUT_S	600
+
+/* Every numeric key, so that no test depends on what ran before it. */
+#define MCS_BASE_CONFIG							\
+	"memcgs=8\ndepth=2\nthreads=1\nduration_ms=300\nops=0\npage_pct=50\n" \
+	"pages_max=8\nbytes_max=1024\nlimit=0\nhardirq_us=100\nsoftirq=1\n" \
+	"drain_ms=20\nchurn=1\nhotplug=0\n"
+
+static inline void mcs_msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* 0, or -errno of open() or write(); a short write is -EIO. */
+static inline int mcs_path_write(const char *path, const void *buf, size_t len)
+{
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	ret = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
+	close(fd);
+	return ret;
+}
+
+static inline int mcs_write(const char *name, const void *buf, size_t len)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", MCS_DIR, name);
+	return mcs_path_write(path, buf, len);
+}
+
+static inline int mcs_puts(const char *name, const char *s)
+{
+	return mcs_write(name, s, strlen(s));
+}
+
+/* The whole file, NUL-terminated; its length or -errno. */
+static inline long mcs_path_read(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	size_t total = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while (total < size - 1 && (n = read(fd, buf + total, size - 1 - total)) > 0)
+		total += n;
+	if (n < 0 && total < size - 1) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+static inline long mcs_read(const char *name, char *buf, size_t size)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", MCS_DIR, name);
+	return mcs_path_read(path, buf, size);
+}
+
+/* The value of a "key=value" line of @text, or NULL. */
+static inline const char *mcs_kv(const char *text, const char *key, char *val, size_t size)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			const char *v = p + klen + 1;
+			size_t n = strcspn(v, "\n");
+
+			if (n >= size)
+				n = size - 1;
+			memcpy(val, v, n);
+			val[n] = '\0';
+			return val;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+static inline long mcs_kv_long(const char *text, const char *key, long dflt)
+{
+	char v[64];
+
+	return mcs_kv(text, key, v, sizeof(v)) ? strtol(v, NULL, 10) : dflt;
+}
+
+static inline int mcs_kv_is(const char *text, const char *key, const char *want)
+{
+	char v[256];
+
+	return mcs_kv(text, key, v, sizeof(v)) && !strcmp(v, want);
+}
+
+/* The block of case @name in the results: from its case= line to a blank line. */
+static inline char *mcs_case_block(const char *results, const char *name,
+				   char *out, size_t size)
+{
+	char tag[1100];
+	const char *b, *e;
+	size_t n;
+
+	snprintf(tag, sizeof(tag), "\ncase=%s\n", name);
+	b = strstr(results, tag);
+	if (!b)
+		return NULL;
+	b++;
+	e = strstr(b, "\n\n");
+	n = e ? (size_t)(e - b + 1) : strlen(b);
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, b, n);
+	out[n] = '\0';
+	return out;
+}
+
+/* Wait while the run file says state=running: 0 or -ETIMEDOUT / -EIO. */
+static inline int mcs_wait_idle(int timeout_s)
+{
+	char buf[4096], st[32];
+	int i;
+
+	for (i = 0; i < timeout_s * 20; i++) {
+		if (mcs_read("run", buf, sizeof(buf)) < 0)
+			return -EIO;
+		if (mcs_kv(buf, "state", st, sizeof(st)) && strcmp(st, "running"))
+			return 0;
+		mcs_msleep(50);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Wait until a case is in its load phase: 0, or -ETIMEDOUT / -EIO. */
+static inline int mcs_wait_load(int timeout_s)
+{
+	char buf[4096];
+	int i;
+
+	for (i = 0; i < timeout_s * 50; i++) {
+		if (mcs_read("run", buf, sizeof(buf)) < 0)
+			return -EIO;
+		if (mcs_kv_is(buf, "phase", "load"))
+			return 0;
+		if (!mcs_kv_is(buf, "state", "running"))
+			return -ESRCH;
+		mcs_msleep(20);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Start @cmd ("1", "all", a case), wait for it, read "results" into @res. */
+static inline int mcs_run(const char *cmd, char *res, size_t size)
+{
+	int ret = mcs_puts("run", cmd);
+
+	if (ret)
+		return ret;
+	ret = mcs_wait_idle(MCS_RUN_TIMEOUT_S);
+	if (ret)
+		return ret;
+	return mcs_read("results", res, size) < 0 ? -EIO : 0;
+}
+
+/* Module-wide counts from the header and root line of "memcgs". */
+struct mcs_counts {
+	long memcgs;
+	long objcgs;
+	long underflows;
+	long root_usage;
+};
+
+static inline long mcs_field(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static inline int mcs_get_counts(struct mcs_counts *c)
+{
+	char buf[16384];
+	const char *root;
+
+	if (mcs_read("memcgs", buf, sizeof(buf)) < 0)
+		return -EIO;
+	c->memcgs = mcs_field(buf, "memcgs_alive=");
+	c->objcgs = mcs_field(buf, "objcgs_alive=");
+	c->underflows = mcs_field(buf, "underflows=");
+	root = strstr(buf, "name=root ");
+	c->root_usage = root ? mcs_field(root, "usage=") : -1;
+	return c->memcgs < 0 || c->objcgs < 0 || c->root_usage < 0 ? -EINVAL : 0;
+}
+
+static inline int mcs_counts_same(const struct mcs_counts *a, const struct mcs_counts *b)
+{
+	if (a->memcgs == b->memcgs && a->objcgs == b->objcgs &&
+	    a->underflows == b->underflows && a->root_usage == b->root_usage)
+		return 1;
+	ksft_print_msg("counts changed: memcgs %ld -> %ld, objcgs %ld -> %ld, underflows %ld -> %ld, root usage %ld -> %ld\n",
+		       a->memcgs, b->memcgs, a->objcgs, b->objcgs, a->underflows,
+		       b->underflows, a->root_usage, b->root_usage);
+	return 0;
+}
+
+/* The kernel log from now on. */
+static inline int mcs_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* What no run may make the kernel say. */
+static const char * const mcs_bad_log[] = {
+	"WARNING:", "BUG:", "Oops", "Call Trace", "KASAN:", "UBSAN:", "kmemleak:",
+	"lockdep", "circular locking", "inconsistent lock state",
+	"sleeping function called", "scheduling while atomic",
+	"invariant violated", "leaked", "freed with", "leftover bytes", "underflow",
+};
+
+/* New kernel log lines matching @extra (may be NULL) are counted too. */
+static inline int mcs_kmsg_scan(int fd, const char *extra, int *nr_extra)
+{
+	char rec[4096];
+	int bad = 0;
+	size_t i;
+
+	if (nr_extra)
+		*nr_extra = 0;
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+		const char *msg;
+
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records: go on */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		if (extra && nr_extra && strstr(msg, extra))
+			(*nr_extra)++;
+		for (i = 0; i < sizeof(mcs_bad_log) / sizeof(mcs_bad_log[0]); i++) {
+			if (strstr(msg, mcs_bad_log[i])) {
+				if (bad++ < 5)
+					ksft_print_msg("kernel log: %s", msg);
+				break;
+			}
+		}
+	}
+	return bad;
+}
+
+static inline int mcs_kmsg_clean(int fd)
+{
+	return !mcs_kmsg_scan(fd, NULL, NULL);
+}
+
+/* A finished case: status and verdict as wanted; print why not. */
+static inline int mcs_block_ok(const char *block, const char *status)
+{
+	char v[1024];
+
+	if (!mcs_kv_is(block, "status", status)) {
+		ksft_print_msg("status %s, want %s\n",
+			       mcs_kv(block, "status", v, sizeof(v)) ?: "?", status);
+		return 0;
+	}
+	if (!mcs_kv_is(block, "verdict", "PASS")) {
+		ksft_print_msg("verdict %s: %s\n", mcs_kv(block, "verdict", v, sizeof(v)) ?: "?",
+			       mcs_kv(block, "violation", v, sizeof(v)) ?: "(no violation text)");
+		return 0;
+	}
+	return 1;
+}
+
+/* One line of figures for the TAP log. */
+static inline void mcs_print_figures(const char *block)
+{
+	char name[64], mops[32], hit[32], hp[32];
+
+	ksft_print_msg("%s: ops %ld (task %ld softirq %ld hardirq %ld churn %ld) %s Mops/s, hit %s%%, trylock_fail %ld (task %ld softirq %ld hardirq %ld), refusals %ld, drains %ld/%ld, churn %ld, alloc_failures %ld, hotplug %s/%ld\n",
+		       mcs_kv(block, "case", name, sizeof(name)) ?: "?",
+		       mcs_kv_long(block, "ops", 0), mcs_kv_long(block, "ops_task", 0),
+		       mcs_kv_long(block, "ops_softirq", 0), mcs_kv_long(block, "ops_hardirq", 0),
+		       mcs_kv_long(block, "ops_churn", 0),
+		       mcs_kv(block, "mops", mops, sizeof(mops)) ?: "?",
+		       mcs_kv(block, "stock_hit_pct", hit, sizeof(hit)) ?: "?",
+		       mcs_kv_long(block, "trylock_fail", 0),
+		       mcs_kv_long(block, "trylock_fail_task", 0),
+		       mcs_kv_long(block, "trylock_fail_softirq", 0),
+		       mcs_kv_long(block, "trylock_fail_hardirq", 0),
+		       mcs_kv_long(block, "limit_refusals", 0),
+		       mcs_kv_long(block, "drains_async", 0), mcs_kv_long(block, "drains_sync", 0),
+		       mcs_kv_long(block, "churn_created", 0),
+		       mcs_kv_long(block, "alloc_failures", 0),
+		       mcs_kv(block, "hotplug", hp, sizeof(hp)) ?: "?",
+		       mcs_kv_long(block, "hotplug_cycles", 0));
+}
+
+/* The base config, then @extra lines over it (a key may not repeat in one write). */
+static inline int mcs_config(const char *extra)
+{
+	int ret = mcs_puts("config", MCS_BASE_CONFIG);
+
+	if (!ret && extra)
+		ret = mcs_puts("config", extra);
+	if (ret)
+		ksft_print_msg("config write: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* Killed (a timeout): stop our run, so that the next test finds it idle. */
+static inline void mcs_on_signal(int sig)
+{
+	int fd = open(MCS_DIR "/run", O_WRONLY);
+	ssize_t n;
+
+	if (fd >= 0) {
+		n = write(fd, "stop", 4);
+		(void)n;
+		close(fd);
+	}
+	_exit(KSFT_FAIL);
+}
+
+/*
+ * The debugfs files are there, or fail; a run left by somebody else is
+ * stopped; a signal stops ours.
+ */
+static inline void mcs_prepare(void)
+{
+	if (access(MCS_DIR "/run", W_OK))
+		ksft_exit_fail_msg("%s/run: %s (memcg_stock loaded, debugfs mounted, root?)\n",
+				   MCS_DIR, strerror(errno));
+	signal(SIGTERM, mcs_on_signal);
+	signal(SIGINT, mcs_on_signal);
+	mcs_puts("run", "stop");
+	if (mcs_wait_idle(MCS_RUN_TIMEOUT_S))
+		ksft_exit_fail_msg("a run is in progress and does not stop\n");
+}
+
+#endif /* MCS_STRESS_LIB_H */
