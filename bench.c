@@ -185,7 +185,9 @@ static unsigned long sum_events(struct bench_run *run, enum mcs_memcg_event ev)
 		mcs_memcg_stat(run->clients[i].memcg, &stat);
 		sum += stat.events[ev];
 	}
-	return sum;
+	/* the interrupt load is where trylocks fail: count it too */
+	mcs_memcg_stat(run->irq_memcg, &stat);
+	return sum + stat.events[ev];
 }
 
 /* Everything drained and released: a memcg holds exactly its objcg's leftover. */

@@ -76,6 +76,9 @@ static void test_all_cases(char names[][32], int nr)
 		int ok = !ret && mcs_case_block(results, names[i], block, sizeof(block));
 
 		if (ok) {
+			/* one whole block in the log, as a sample of the format */
+			if (!strcmp(names[i], "contexts"))
+				mcs_print_text("results", block);
 			mcs_print_figures(block);
 			ok = mcs_block_ok(block, "done") && case_had_load(block);
 			if (mcs_kv_is(block, "hotplug", "unsupported"))
@@ -122,7 +125,7 @@ static void test_ops_budget(void)
 static void test_stop(void)
 {
 	struct mcs_counts before, after;
-	char buf[4096], block[16384];
+	char buf[16384], block[16384];
 	long ops1, ops2 = 0;
 	int ret, ok;
 
@@ -143,6 +146,11 @@ static void test_stop(void)
 		     mcs_kv_is(buf, "ops_expected", "none");
 		if (!ok)
 			ksft_print_msg("progress did not move: %s", buf);
+		mcs_print_text("run", buf);
+		if (mcs_read("memcgs", buf, sizeof(buf)) > 0)
+			mcs_print_text("memcgs", buf);
+		if (mcs_read("stocks", buf, sizeof(buf)) > 0)
+			mcs_print_text("stocks", buf);
 	}
 	if (mcs_puts("run", "stop"))
 		ok = 0;

@@ -324,6 +324,19 @@ static inline int mcs_block_ok(const char *block, const char *status)
 	return 1;
 }
 
+/* @text line by line into the TAP log, each line tagged with @what. */
+static inline void mcs_print_text(const char *what, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		int n = strcspn(p, "\n");
+
+		ksft_print_msg("%s: %.*s\n", what, n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
 /* One line of figures for the TAP log. */
 static inline void mcs_print_figures(const char *block)
 {
