@@ -12,7 +12,8 @@
  * own memcg below one shared parent (like netperf clients in their own
  * cgroups), each charging and uncharging in a tight loop: one page
  * (workload=pages), 64 bytes through its objcg (bytes), or both in turn
- * (mixed).  With hardirq=1 a hard hrtimer on every CPU charges and
+ * (mixed); with shared=1 all clients charge one memcg and objcg (one
+ * cgroup on many CPUs).  With hardirq=1 a hard hrtimer on every CPU charges and
  * uncharges from interrupt context at a fixed rate, which is where the
  * designs differ: the coupled stock makes the interrupt wait for nothing
  * (IRQs are off while a task holds the lock), the decoupled stock lets it
@@ -58,13 +59,16 @@ struct bench_params {
 	unsigned int clients;
 	enum bench_workload workload;
 	bool hardirq;
+	bool shared;
 	unsigned int duration_ms;
 };
 
 struct bench_client {
 	struct bench_run *run;
-	struct mcs_memcg *memcg;
-	struct mcs_objcg *objcg;
+	struct mcs_memcg *memcg;	/* owned */
+	struct mcs_objcg *objcg;	/* owned */
+	struct mcs_memcg *op_memcg;	/* charged: own, or client 0's when shared */
+	struct mcs_objcg *op_objcg;
 	struct task_struct *task;
 	u64 ops;
 	long errors;
@@ -141,7 +145,7 @@ static int bench_client_fn(void *arg)
 	while (!READ_ONCE(run->start) && !kthread_should_stop())
 		bench_preempt_point();
 	while (!READ_ONCE(run->stop) && !kthread_should_stop()) {
-		if (!bench_op(run, c->memcg, c->objcg, i, GFP_KERNEL))
+		if (!bench_op(run, c->op_memcg, c->op_objcg, i, GFP_KERNEL))
 			c->errors++;
 		if (!(++i & 255))
 			bench_preempt_point();
@@ -251,6 +255,9 @@ static int bench_setup(struct bench_run *run)
 		c->objcg = mcs_get_objcg(c->memcg);
 		if (!c->objcg)
 			return -ENOENT;
+		/* shared=1: every client charges client 0's memcg and objcg */
+		c->op_memcg = run->p.shared ? run->clients[0].memcg : c->memcg;
+		c->op_objcg = run->p.shared ? run->clients[0].objcg : c->objcg;
 	}
 	for_each_possible_cpu(cpu) {
 		struct bench_irq *irq = per_cpu_ptr(run->irq, cpu);
@@ -335,9 +342,9 @@ static int bench_run_one(struct bench_run *run, char *out, size_t len)
 	ok &= errors == 0;
 
 	snprintf(out, len,
-		 "mode=%s clients=%u workload=%s hardirq=%d duration_ms=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu hits=%lu misses=%lu trylock_fail=%lu errors=%ld verdict=%s\n",
+		 "mode=%s clients=%u workload=%s hardirq=%d shared=%d duration_ms=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu hits=%lu misses=%lu trylock_fail=%lu errors=%ld verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
-		 run->p.hardirq, run->p.duration_ms, ops, ns,
+		 run->p.hardirq, run->p.shared, run->p.duration_ms, ops, ns,
 		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
 		 ops ? ns * active / ops : 0, irq_ops, hits, misses, fails, errors,
 		 ok ? "PASS" : "FAIL");
@@ -383,6 +390,9 @@ static int bench_parse(char *line, struct bench_params *p)
 			p->duration_ms = v;
 		} else if (!strcmp(tok, "hardirq")) {
 			if (kstrtobool(val, &p->hardirq))
+				goto bad;
+		} else if (!strcmp(tok, "shared")) {
+			if (kstrtobool(val, &p->shared))
 				goto bad;
 		} else {
 			goto bad;

@@ -23,7 +23,8 @@ by = {}
 for r in rows:
     if r.get("verdict") != "PASS":
         continue
-    key = (r["workload"], int(r["hardirq"]), int(r["clients"]), r["mode"])
+    key = (r["workload"] + ("-shared" if r.get("shared") == "1" else ""),
+           int(r["hardirq"]), int(r["clients"]), r["mode"])
     by.setdefault(key, []).append(r)
 
 
@@ -40,14 +41,20 @@ out.append(f"A/B benchmark: {where}, {ncpus} CPUs (a shared 2-core machine: rati
            f"absolute numbers do not); median of {max(len(v) for v in by.values())} runs")
 out.append(f"floor (bare per-CPU add/sub pair): {floor_ns:.1f} ns/op")
 csvrows = []
-for wl in ("pages", "bytes", "mixed"):
-    for irq in (0, 1):
+sections = [(wl, irq) for wl in ("pages", "bytes", "mixed") for irq in (0, 1)]
+sections += [(wl, 0) for wl in ("pages-shared", "bytes-shared")]
+for wl, irq in sections:
+    if not any(k[0] == wl and k[1] == irq for k in by):
+        continue
+    if True:
         out.append("")
         out.append(f"workload={wl} hardirq={'on' if irq else 'off'}")
         out.append(f"{'clients':>7} | {'decoupled':>9} {'coupled':>9} {'none':>9} Mops/s | "
                    f"{'dec/cpl':>7} {'dec/none':>8} | {'ns/op':>6} {'x floor':>7} | "
                    f"{'trylock fails (dec)':>19}")
         for c in clients:
+            if (wl, irq, c, "decoupled") not in by:
+                continue
             m = {mode: med((wl, irq, c, mode), "mops") for mode in modes}
             ns = med((wl, irq, c, "decoupled"), "ns_per_op")
             fails = med((wl, irq, c, "decoupled"), "trylock_fail")

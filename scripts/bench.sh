@@ -43,6 +43,13 @@ for ((r = 1; r <= reps; r++)); do
 				done
 			done
 		done
+		# one cgroup on several CPUs: every client charges the same memcg/objcg
+		((c >= 2)) || continue
+		for wl in pages bytes; do
+			for mode in decoupled coupled none; do
+				echo "mode=$mode clients=$c workload=$wl hardirq=0 shared=1 duration_ms=$ms" >>"$jobs"
+			done
+		done
 	done
 done
 mkdir -p "$MCS_OUT"
