@@ -85,7 +85,7 @@ if [[ ! -e $B/.config ]]; then
 	make -s -C "$src" ARCH=um O="$B" olddefconfig >&2 || die "olddefconfig failed"
 	want=$(mktemp)
 	cp "$B/.config" "$want"
-	seed= best=
+	seed='' best=''
 	for m in "$MCS_CACHE"/uml/*/.mcs-built; do
 		[[ -e $m ]] || continue
 		d=$(dirname "$m")

@@ -33,9 +33,12 @@ src=$(readlink -f "$B/source")
 
 U=$MCS_OUT/uml
 R=$U/results
-rm -rf "$R" "$U/selftests"
+rm -rf "$R" "$U/selftests" "$U/umldir"
 mkdir -p "$R" "$U/umldir"
 
+# A stale .ko from an earlier build must not stand in for one that no
+# longer builds: drop them, make relinks them (cheap).
+rm -f "$MCS_OUT"/build/uml/*.ko
 M=$(mcs_build_module "$B" uml ARCH=um)
 for ko in memcg_stock.ko memcg_stock_test.ko; do
 	[[ -f $M/$ko ]] || die "module build gave no $M/$ko"
@@ -130,7 +133,7 @@ chmod +x "$U/init.sh"
 log "booting UML ($ncpus CPUs, mem=$mem, timeout ${timeout_s}s)"
 tb=$SECONDS
 rc=0
-timeout -k 10 "$timeout_s" "$B/linux" mem="$mem" ncpus="$ncpus" seccomp=on \
+timeout -s KILL "$timeout_s" "$B/linux" mem="$mem" ncpus="$ncpus" seccomp=on \
 	uml_dir="$U/umldir" rootfstype=hostfs rootflags=/ rw log_buf_len=4M \
 	init="$U/init.sh" MCS_RESULTS="$R" MCS_MODDIR="$M" \
 	MCS_SELFTESTS="$U/selftests" MCS_ST_TIMEOUT="$st_timeout" \
@@ -144,9 +147,17 @@ fail() { fails+=("$*"); log "FAIL: $*"; }
 res=$R/results.txt
 get() { sed -n "s/^$1=//p" "$res" 2>/dev/null | tail -1; }
 
-((rc == 124 || rc == 137)) && fail "UML timed out after ${timeout_s}s (MCS_UML_TIMEOUT)"
+((rc == 124 || rc == 137)) && fail "UML killed after the ${timeout_s}s timeout (MCS_UML_TIMEOUT)"
 ((rc != 0 && rc != 124 && rc != 137)) && fail "UML exited with $rc"
-[[ $(get done) == 1 ]] || fail "guest init did not finish (see $U/console.log)"
+if [[ $(get "done") != 1 ]]; then
+	# Nothing below is meaningful without a finished guest: show where
+	# it stopped and stop.
+	fail "guest init did not finish (last console lines below, full log $U/console.log)"
+	tail -n 40 "$U/console.log" >&2
+	log "make kunit: FAILED (${#fails[@]} problem(s)):"
+	printf '  - %s\n' "${fails[@]}" >&2
+	exit 1
+fi
 [[ $(get cpus) == "$ncpus" ]] || fail "guest had $(get cpus) CPUs online, expected $ncpus"
 [[ $(get insmod_main) == 0 ]] || fail "insmod memcg_stock.ko failed ($(get insmod_main))"
 [[ $(get insmod_test) == 0 ]] || fail "insmod memcg_stock_test.ko failed ($(get insmod_test))"

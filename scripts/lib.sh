@@ -61,6 +61,8 @@ mcs_build_module() {
 		--exclude='.out/' --exclude='scripts/' --exclude='selftests/' --exclude='.git/' \
 		--include='*/' --include='Kbuild' --include='*.c' --include='*.h' \
 		--exclude='*' "$MCS_SRC/" "$dst/"
+	# a module that stops building must not be replaced by a stale one
+	rm -f "$dst"/*.ko "$dst"/kunit/*.ko
 	log "building module against $kdir ($name)"
 	make -s -C "$kdir" M="$dst" "$@" modules >&2 ||
 		die "module build against $kdir failed"
