@@ -39,11 +39,7 @@ lint: deps
 	scripts/lint.sh
 
 check: deps
-	scripts/lint.sh
-	scripts/kunit-uml.sh
-	scripts/vmtest.sh
-	scripts/compile-check.sh
-	@echo "make check: all passed"
+	scripts/check.sh
 
 bench: deps
 	scripts/bench.sh
