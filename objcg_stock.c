@@ -61,7 +61,15 @@ static atomic_long_t nr_objcgs = ATOMIC_LONG_INIT(0);
 
 static void objcg_free_rcu(struct rcu_head *rcu)
 {
-	kfree(container_of(rcu, struct mcs_objcg, rcu));
+	struct mcs_objcg *objcg = container_of(rcu, struct mcs_objcg, rcu);
+
+	/*
+	 * Here rather than in the release: the last reference may go in
+	 * hardirq, and percpu_ref_exit() takes a spinlock_t (sleeping on
+	 * PREEMPT_RT) and frees per-CPU memory.
+	 */
+	percpu_ref_exit(&objcg->refcnt);
+	kfree(objcg);
 	atomic_long_dec(&nr_objcgs);
 	atomic_dec(&mcs_pending_frees);
 }
@@ -90,7 +98,6 @@ static void objcg_release(struct percpu_ref *ref)
 	list_del(&objcg->list);
 	raw_spin_unlock_irqrestore(&objcg_lock, flags);
 
-	percpu_ref_exit(ref);
 	atomic_inc(&mcs_pending_frees);
 	call_rcu(&objcg->rcu, objcg_free_rcu);
 }

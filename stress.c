@@ -34,11 +34,15 @@
  *    where the kernel has CPU hotplug.
  *
  * Context rules:
- *  - stress_op() runs in task context (workers are bound kthreads; the
- *    churn thread disables migration around it), softirq and hardirq
- *    context, always inside rcu_read_lock() (the published churn memcg is
- *    RCU-protected) and with a gfp mask that allows blocking only in task
- *    context.  It calls only charge functions usable in any context.
+ *  - stress_op() runs in task context (workers and the churn thread, with
+ *    migration disabled around it), softirq and hardirq context, always
+ *    inside rcu_read_lock() (the published churn memcg is RCU-protected)
+ *    and with a gfp mask that allows blocking only in task context.  It
+ *    calls only charge functions usable in any context.
+ *  - Workers are bound kthreads, but a CPU going down is deactivated before
+ *    the hotplug callback that stops its workers runs, and the scheduler
+ *    moves them off meanwhile: for that short while a worker charges from
+ *    another CPU.
  *  - Each ring and each tally has one writer: its worker, one CPU's timer
  *    or the churn thread.  Progress readers read op counts racily.
  *  - The controller, a work item on stress_wq, does everything that sleeps:
@@ -670,7 +674,14 @@ static int stress_worker_fn(void *data)
 			schedule_timeout_interruptible(msecs_to_jiffies(STRESS_TICK_MS));
 			continue;
 		}
+		/*
+		 * A worker is bound to its CPU, but once that CPU starts going
+		 * down the scheduler moves it off before the hotplug callback
+		 * stops it: each operation is kept on one CPU for the probe.
+		 */
+		migrate_disable();
 		stress_op(run, &w->ring, &w->tally, &w->seed, CTX_TASK);
+		migrate_enable();
 		if (!(++n % 32))
 			cond_resched();
 	}
@@ -1648,8 +1659,9 @@ static void stress_report(struct stress_result *res)
 		ops += t[i].ops;
 	mops = div64_u64(ops * 1000, max_t(u64, res->elapsed_us, 1));
 	hit = lookups ? div64_u64((u64)hits * 10000, lookups) : 0;
-	pr_info("memcg_stock: stress: %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu\n",
-		res->name, res->nr_violations ? "FAIL" : "PASS", ops, t[CTX_TASK].ops,
+	pr_info("memcg_stock: stress: %s %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu\n",
+		res->name, res->nr_violations ? "FAIL" : "PASS", status_names[res->status],
+		ops, t[CTX_TASK].ops,
 		t[CTX_SOFTIRQ].ops, t[CTX_HARDIRQ].ops, t[CTX_CHURN].ops,
 		mops / 1000, mops % 1000, hit / 100, hit % 100, res->events[MCS_TRYLOCK_FAIL],
 		t[CTX_TASK].refusals + t[CTX_SOFTIRQ].refusals + t[CTX_HARDIRQ].refusals +

@@ -309,7 +309,7 @@ static inline int mcs_kmsg_clean(int fd)
 /* A finished case: status and verdict as wanted; print why not. */
 static inline int mcs_block_ok(const char *block, const char *status)
 {
-	char v[1024];
+	char v[64], why[1024];
 
 	if (!mcs_kv_is(block, "status", status)) {
 		ksft_print_msg("status %s, want %s\n",
@@ -318,7 +318,7 @@ static inline int mcs_block_ok(const char *block, const char *status)
 	}
 	if (!mcs_kv_is(block, "verdict", "PASS")) {
 		ksft_print_msg("verdict %s: %s\n", mcs_kv(block, "verdict", v, sizeof(v)) ?: "?",
-			       mcs_kv(block, "violation", v, sizeof(v)) ?: "(no violation text)");
+			       mcs_kv(block, "violation", why, sizeof(why)) ?: "(no violation text)");
 		return 0;
 	}
 	return 1;
