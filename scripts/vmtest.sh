@@ -200,17 +200,28 @@ for k in "${kernels[@]}"; do
 	tbuild=$((SECONDS - tb))
 	"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$V/selftests"
 	tq=$SECONDS
-	qrc=0
-	"$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$smp" || qrc=$?
+	for attempt in 1 2; do
+		qrc=0
+		"$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$smp" || qrc=$?
+		# the end mark proves that the judge ran to its end (a `die` half-way
+		# would otherwise look like a run without failures)
+		mapfile -t why < <(judge "$k" "$d" "$debug" && echo '<judged>')
+		if ((${#why[@]})) && [[ ${why[-1]} == '<judged>' ]]; then
+			unset 'why[-1]'
+		else
+			why+=("the judge of $k failed")
+		fi
+		# One retry, only for a kernel crash with no memcg_stock frame in
+		# it (TCG has rare emulation faults, test-rig.md): an oops in our
+		# code or any other failure is never retried.  The first log is kept.
+		((attempt == 1)) && [[ " ${why[*]} " == *'no verdict (panic/hang)'* ]] &&
+			grep -aqE 'Oops|Kernel panic' "$d/console.log" &&
+			! grep -aE -A40 'Oops|Kernel panic|BUG:' "$d/console.log" | grep -aq '\[memcg_stock\]' ||
+			break
+		cp "$d/console.log" "$d/console.first-crash.log"
+		log "$k: RETRY: kernel crash outside memcg_stock ($(grep -aE -m1 'Oops|Kernel panic' "$d/console.log")); first log kept in $d/console.first-crash.log"
+	done
 	tboot=$((SECONDS - tq))
-	# the end mark proves that the judge ran to its end (a `die` half-way
-	# would otherwise look like a run without failures)
-	mapfile -t why < <(judge "$k" "$d" "$debug" && echo '<judged>')
-	if ((${#why[@]})) && [[ ${why[-1]} == '<judged>' ]]; then
-		unset 'why[-1]'
-	else
-		why+=("the judge of $k failed")
-	fi
 	((qrc == 0)) || why+=("qemu exit $qrc$( ((qrc == 124)) && echo ' (timeout)')")
 	printf '%s\n' "${why[@]}" > "$d/failures.txt"
 	if ((${#why[@]})); then
