@@ -8,15 +8,17 @@
 #   make vmtest      selftests (+KUnit) on Debian 6.12 generic/RT and our 6.12 debug kernels
 #   make compile-6.1 compile check against bookworm's 6.1 headers
 #   make lint        checkpatch --strict and sparse, zero warnings
+#   make dkms-check  dkms add + build against Debian's 6.12 headers (private tree)
 #   make check       all of the above (what .ci/run runs)
 #   make bench       stress + A/B benchmark on the default test kernel
+#   make soak        10 consecutive stress runs (all cases) per test kernel
 #   make clean
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 MCS_CACHE ?= $(HOME)/.cache/memcg_stock
 export MCS_CACHE
 
-.PHONY: all modules deps kunit vmtest compile-6.1 lint check bench clean
+.PHONY: all modules deps kunit vmtest compile-6.1 lint dkms-check check bench soak clean
 
 all: modules
 
@@ -38,11 +40,17 @@ compile-6.1: deps
 lint: deps
 	scripts/lint.sh
 
+dkms-check: deps
+	scripts/dkms-check.sh
+
 check: deps
 	scripts/check.sh
 
 bench: deps
 	scripts/bench.sh
+
+soak: deps
+	scripts/stress-soak.sh
 
 clean:
 	rm -rf .out

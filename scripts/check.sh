@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-stages=(lint.sh kunit-uml.sh vmtest.sh compile-check.sh)
+stages=(lint.sh kunit-uml.sh vmtest.sh compile-check.sh dkms-check.sh)
 passed=0 failed=0 failures=()
 t0=$SECONDS
 for s in "${stages[@]}"; do

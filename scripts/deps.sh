@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(build-essential bc bison flex libelf-dev libssl-dev pahole cpio gzip
       xz-utils python3 qemu-system-x86 busybox-static debian-archive-keyring
-      kmod rsync sparse gnuplot-nox file)
+      kmod rsync sparse gnuplot-nox file dkms)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,88 @@
+#!/bin/bash
+# stress-soak.sh (`make soak`): N consecutive stress runs ("echo all > run",
+# every case of the harness's table) per kernel, in one boot each: UML and
+# the qemu kernels.  Fails unless every run says verdict=PASS and the
+# console stays clean.
+#   SOAK_RUNS     runs per kernel (default 10)
+#   SOAK_KERNELS  default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+runs=${SOAK_RUNS:-10}
+S=$MCS_OUT/soak
+mkdir -p "$S"
+
+# the guest side: one shell script for every kernel
+cat >"$S/soak.sh" <<EOF2
+D=/sys/kernel/debug/memcg_stock
+pass=0
+i=0
+while [ \$i -lt $runs ]; do
+	i=\$((i + 1))
+	t0=\$(cut -d. -f1 /proc/uptime)
+	echo all > \$D/run || { echo "MCS-SOAK run \$i: start failed"; continue; }
+	while grep -q '^state=running' \$D/run; do sleep 1; done
+	v=\$(grep -m1 '^verdict=' \$D/results)
+	echo "MCS-SOAK run \$i: \$v (\$((\$(cut -d. -f1 /proc/uptime) - t0)) s)"
+	[ "\$v" = verdict=PASS ] && pass=\$((pass + 1))
+done
+echo "MCS-SOAK passed \$pass/$runs"
+[ \$pass -eq $runs ]
+EOF2
+
+rc=0
+for k in ${SOAK_KERNELS:-uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt}; do
+	d=$S/$k
+	rm -rf "$d"
+	mkdir -p "$d"
+	t0=$SECONDS
+	if [[ $k == uml ]]; then
+		B=$("$here/build-uml.sh")
+		M=$(mcs_build_module "$B" soak-uml ARCH=um)
+		cat >"$d/init.sh" <<'INIT'
+#!/bin/sh
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t debugfs debugfs /sys/kernel/debug
+insmod "$MCS_MODDIR/memcg_stock.ko" && sh "$MCS_SOAK"; echo "MCS-SOAK-RC $?"
+rmmod memcg_stock; echo "MCS-RMMOD rc=$?"
+dmesg > "$MCS_D/dmesg.txt"
+/bin/busybox poweroff -f 2>/dev/null || echo o >/proc/sysrq-trigger
+sleep 30
+INIT
+		chmod +x "$d/init.sh"
+		mkdir -p "$d/umldir"
+		timeout -k 10 $((runs * 300 + 300)) "$B/linux" mem=512M ncpus=2 seccomp=on \
+			uml_dir="$d/umldir" rootfstype=hostfs rootflags=/ rw init="$d/init.sh" \
+			MCS_MODDIR="$M" MCS_SOAK="$S/soak.sh" MCS_D="$d" </dev/null >"$d/console.log" 2>&1 || true
+		ok=0
+		grep -q '^MCS-SOAK-RC 0' "$d/console.log" && grep -q '^MCS-RMMOD rc=0' "$d/console.log" &&
+			(mcs_check_console "$d/dmesg.txt") && ok=1
+	else
+		case $k in
+		deb-amd64) kd=$("$here/fetch-debian-kernel.sh" amd64) ;;
+		deb-rt-amd64) kd=$("$here/fetch-debian-kernel.sh" rt-amd64) ;;
+		dbg-generic) kd=$("$here/build-debug-kernel.sh" generic) ;;
+		dbg-rt) kd=$("$here/build-debug-kernel.sh" rt) ;;
+		*) die "unknown kernel $k" ;;
+		esac
+		M=$(mcs_build_module "$kd/build" "soak-$k")
+		mkdir -p "$d/mod"
+		cp "$M/memcg_stock.ko" "$d/mod/"
+		"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$d/none" "$S/soak.sh"
+		QEMU_TIMEOUT=$((runs * 300 + 300)) "$here/qemu-run.sh" "$kd/vmlinuz" \
+			"$d/initramfs.cpio.gz" "$d/console.log" 2 || true
+		ok=0
+		grep -q '^MCS-VERDICT: PASS' "$d/console.log" && ok=1
+	fi
+	grep -a '^MCS-SOAK' "$d/console.log" | sed "s/^/$k: /" >&2 || true
+	if ((ok)); then
+		log "soak $k: PASS ($((SECONDS - t0)) s)"
+	else
+		log "soak $k: FAIL (see $d/console.log)"
+		rc=1
+	fi
+done
+exit $rc
