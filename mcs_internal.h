@@ -199,6 +199,7 @@ static inline bool mcs_memcg_is_root(struct mcs_memcg *memcg)
 
 bool mcs_memcg_is_descendant(struct mcs_memcg *memcg, struct mcs_memcg *root);
 void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev);
+int mcs_context(void);
 void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
 extern struct workqueue_struct *mcs_drain_wq;
 extern atomic_t mcs_pending_frees;

@@ -40,6 +40,7 @@
 #include <linux/workqueue.h>
 
 #include "mcs_internal.h"
+#include "trace.h"
 
 DEFINE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock) = {
 	.lock = INIT_LOCAL_TRYLOCK(lock),
@@ -403,6 +404,7 @@ static bool consume_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 		return false;
 	if (!local_trylock(&mcs_memcg_stock.lock)) {
 		mcs_memcg_event(memcg, MCS_TRYLOCK_FAIL);
+		trace_mcs_trylock_fail(MCS_STOCK_MEMCG, mcs_context());
 		return false;
 	}
 
@@ -427,7 +429,7 @@ static bool consume_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 }
 
 /* Empty slot @i: its pages go back to the counters, its reference is put. */
-static void drain_stock(struct mcs_memcg_stock *stock, int i)
+static void drain_stock(struct mcs_memcg_stock *stock, int i, int cause)
 {
 	struct mcs_memcg *old = READ_ONCE(stock->cached[i]);
 	u8 stock_pages;
@@ -435,6 +437,7 @@ static void drain_stock(struct mcs_memcg_stock *stock, int i)
 	if (!old)
 		return;
 	stock_pages = READ_ONCE(stock->nr_pages[i]);
+	trace_mcs_stock_drain(old->id, stock_pages, cause);
 	if (stock_pages) {
 		mcs_page_counter_uncharge(&old->memory, stock_pages);
 		WRITE_ONCE(stock->nr_pages[i], 0);
@@ -444,12 +447,22 @@ static void drain_stock(struct mcs_memcg_stock *stock, int i)
 	mcs_memcg_put(old);
 }
 
-static void drain_stock_fully(struct mcs_memcg_stock *stock)
+static void drain_stock_fully(struct mcs_memcg_stock *stock, int cause)
 {
 	int i;
 
 	for (i = 0; i < NR_MEMCG_STOCK; i++)
-		drain_stock(stock, i);
+		drain_stock(stock, i, cause);
+}
+
+/* For the tracepoints: 0 task, 1 softirq, 2 hardirq, 3 NMI. */
+int mcs_context(void)
+{
+	if (in_nmi())
+		return 3;
+	if (in_hardirq())
+		return 2;
+	return in_serving_softirq() ? 1 : 0;
 }
 
 /*
@@ -468,6 +481,7 @@ static void refill_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 		goto uncharge;
 	if (!local_trylock(&mcs_memcg_stock.lock)) {
 		mcs_memcg_event(memcg, MCS_TRYLOCK_FAIL);
+		trace_mcs_trylock_fail(MCS_STOCK_MEMCG, mcs_context());
 		goto uncharge;
 	}
 
@@ -487,7 +501,7 @@ static void refill_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 			WRITE_ONCE(stock->nr_pages[i], total);
 			__mcs_memcg_event(memcg, MCS_REFILL);
 			if (total > MCS_CHARGE_BATCH)
-				drain_stock(stock, i);
+				drain_stock(stock, i, MCS_DRAIN_OVERFLOW);
 			goto unlock;
 		}
 	}
@@ -500,7 +514,8 @@ static void refill_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 	if (empty < 0) {
 		empty = stock->drain_idx;
 		stock->drain_idx = (stock->drain_idx + 1) % NR_MEMCG_STOCK;
-		drain_stock(stock, empty);
+		trace_mcs_stock_evict(memcg->id, stock->cached[empty]->id, empty);
+		drain_stock(stock, empty, MCS_DRAIN_EVICT);
 	}
 	mcs_memcg_get(memcg);
 	WRITE_ONCE(stock->nr_pages[empty], nr_pages);
@@ -530,7 +545,7 @@ static void drain_local_memcg_stock(struct work_struct *work)
 	 * has drained or will drain it.
 	 */
 	if (stock == this_cpu_ptr(&mcs_memcg_stock))
-		drain_stock_fully(stock);
+		drain_stock_fully(stock, MCS_DRAIN_ALL);
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 	local_unlock(&mcs_memcg_stock.lock);
 }
@@ -681,7 +696,7 @@ static int mcs_cpu_dead(unsigned int cpu)
 	/* The CPU is dead: nobody else can touch its stocks, no lock needed. */
 	mcs_obj_stock_cpu_dead(cpu);
 	mcs_coupled_stock_cpu_dead(cpu);
-	drain_stock_fully(stock);
+	drain_stock_fully(stock, MCS_DRAIN_HOTPLUG);
 	/* A drain queued for it may never run there: let the next one in. */
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 	return 0;
@@ -769,6 +784,7 @@ retry:
 
 	over = container_of(fail, struct mcs_memcg, memory);
 	mcs_memcg_event(over, MCS_MAX_EVENT);
+	trace_mcs_limit_refusal(memcg->id, over->id, nr_pages);
 	if (!drained && gfpflags_allow_blocking(gfp)) {
 		drained = true;
 		mcs_drain_all_stock(over, false);
@@ -782,6 +798,7 @@ retry:
 	return -ENOMEM;
 
 done_restock:
+	trace_mcs_charge_slowpath(memcg->id, nr_pages, batch);
 	if (batch > nr_pages)
 		stock_refill(mode, memcg, batch - nr_pages);
 	return 0;
@@ -887,7 +904,7 @@ static void drain_everything(void)
 			continue;
 		mcs_obj_stock_cpu_dead(cpu);
 		mcs_coupled_stock_cpu_dead(cpu);
-		drain_stock_fully(per_cpu_ptr(&mcs_memcg_stock, cpu));
+		drain_stock_fully(per_cpu_ptr(&mcs_memcg_stock, cpu), MCS_DRAIN_HOTPLUG);
 	}
 	cpus_read_unlock();
 }

@@ -42,6 +42,7 @@
 #include <linux/spinlock.h>
 
 #include "mcs_internal.h"
+#include "trace.h"
 
 DEFINE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock) = {
 	.lock = INIT_LOCAL_TRYLOCK(lock),
@@ -287,6 +288,7 @@ static struct mcs_obj_stock *trylock_obj_stock(struct mcs_objcg *objcg)
 	rcu_read_lock();
 	mcs_memcg_event(READ_ONCE(objcg->memcg), MCS_TRYLOCK_FAIL);
 	rcu_read_unlock();
+	trace_mcs_trylock_fail(MCS_STOCK_OBJ, mcs_context());
 	return NULL;
 }
 

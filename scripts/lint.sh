@@ -7,12 +7,15 @@
 #                                 compat type must be one too
 #   compat.h LINUX_VERSION_CODE   compat.h is the one place for version checks
 #   compat.h CONSTANT_COMPARISON  idem (LINUX_VERSION_CODE >= KERNEL_VERSION())
+#   trace.h PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE  the TRACE_EVENT() layout of
+#                                 include/trace/events/*.h
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 declare -A ignore=(
 	[compat.h]=NEW_TYPEDEFS,LINUX_VERSION_CODE,CONSTANT_COMPARISON
+	[trace.h]=PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE
 )
 
 src=$("$here/fetch-source.sh" 7)
