@@ -46,6 +46,9 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug
+# only what follows the load counts (the UML boot has a known RCU report,
+# see kunit-uml.sh)
+dmesg -c > "$MCS_D/boot-dmesg.txt"
 insmod "$MCS_MODDIR/memcg_stock.ko" && sh "$MCS_SOAK"; echo "MCS-SOAK-RC $?"
 rmmod memcg_stock; echo "MCS-RMMOD rc=$?"
 dmesg > "$MCS_D/dmesg.txt"
