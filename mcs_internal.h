@@ -203,6 +203,14 @@ int mcs_context(void);
 void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
 extern struct workqueue_struct *mcs_drain_wq;
 extern atomic_t mcs_pending_frees;
+
+/* The stock mode, read inline on the charge paths (no call per charge). */
+extern enum mcs_stock_mode mcs_stock_mode_cur;
+
+static inline enum mcs_stock_mode mcs_stock_mode_now(void)
+{
+	return READ_ONCE(mcs_stock_mode_cur);
+}
 void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);
 

@@ -704,7 +704,7 @@ static int mcs_cpu_dead(unsigned int cpu)
 
 /* ---- charging ------------------------------------------------------------- */
 
-static enum mcs_stock_mode stock_mode = MCS_MODE_DECOUPLED;
+enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;
 
 /* Pages charged to @memcg go into the stock of @mode, or straight back. */
 static void stock_refill(enum mcs_stock_mode mode, struct mcs_memcg *memcg,
@@ -765,7 +765,7 @@ int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 	if (!READ_ONCE(memcg->online))
 		return -ENOENT;
 
-	mode = mcs_stock_get_mode();
+	mode = mcs_stock_mode_now();
 	if (mode == MCS_MODE_DECOUPLED ? consume_stock(memcg, nr_pages) :
 	    mode == MCS_MODE_COUPLED ? mcs_coupled_consume(memcg, nr_pages) : false)
 		return 0;	/* the stock counted the hit */
@@ -821,7 +821,7 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 	if (mcs_memcg_is_root(memcg))
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 	else
-		stock_refill(mcs_stock_get_mode(), memcg, nr_pages);
+		stock_refill(mcs_stock_mode_now(), memcg, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);
 
@@ -861,7 +861,7 @@ EXPORT_SYMBOL_GPL(mcs_stock_mode_name);
  */
 enum mcs_stock_mode mcs_stock_get_mode(void)
 {
-	return READ_ONCE(stock_mode);
+	return mcs_stock_mode_now();
 }
 EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
 
@@ -882,7 +882,7 @@ int mcs_stock_set_mode(enum mcs_stock_mode mode)
 		return -EINVAL;
 	mutex_lock(&mode_mutex);
 	mcs_drain_all_stock(root_memcg, true);
-	WRITE_ONCE(stock_mode, mode);
+	WRITE_ONCE(mcs_stock_mode_cur, mode);
 	synchronize_rcu();
 	mcs_drain_all_stock(root_memcg, true);
 	mutex_unlock(&mode_mutex);

@@ -508,7 +508,7 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 
 	nr_pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
 	remainder = PAGE_ALIGN(size) - size;
-	switch (mcs_stock_get_mode()) {
+	switch (mcs_stock_mode_now()) {
 	case MCS_MODE_COUPLED:
 		if (mcs_coupled_obj_consume(objcg, size, account, nid, item))
 			return 0;
@@ -560,7 +560,7 @@ static void obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 			 (account && (nid < 0 || nid >= nr_node_ids || !node_possible(nid)))))
 		return;
 
-	switch (mcs_stock_get_mode()) {
+	switch (mcs_stock_mode_now()) {
 	case MCS_MODE_COUPLED:
 		nr_pages = mcs_coupled_obj_refill(objcg, size, true, account, -(int)size,
 						  nid, item);
