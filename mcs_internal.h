@@ -211,6 +211,7 @@ static inline enum mcs_stock_mode mcs_stock_mode_now(void)
 {
 	return READ_ONCE(mcs_stock_mode_cur);
 }
+
 void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);
 
