@@ -16,7 +16,7 @@
 
 #include "kselftest.h"
 
-static const char *events[] = {
+static const char * const events[] = {
 	"mcs_stock_evict", "mcs_stock_drain", "mcs_trylock_fail",
 	"mcs_charge_slowpath", "mcs_limit_refusal",
 };
@@ -48,16 +48,16 @@ static int find_tracefs(void)
 	struct stat st;
 
 	if (!stat("/sys/kernel/tracing/events", &st)) {
-		strcpy(tracefs, "/sys/kernel/tracing");
+		snprintf(tracefs, sizeof(tracefs), "/sys/kernel/tracing");
 		return 0;
 	}
 	if (!stat("/sys/kernel/tracing", &st) &&
 	    !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
-		strcpy(tracefs, "/sys/kernel/tracing");
+		snprintf(tracefs, sizeof(tracefs), "/sys/kernel/tracing");
 		return 0;
 	}
 	if (!stat("/sys/kernel/debug/tracing/events", &st)) {
-		strcpy(tracefs, "/sys/kernel/debug/tracing");
+		snprintf(tracefs, sizeof(tracefs), "/sys/kernel/debug/tracing");
 		return 0;
 	}
 	return -1;
@@ -104,7 +104,7 @@ int main(void)
 		total += n;
 	if (fd >= 0)
 		close(fd);
-	ksft_test_result(strstr(buf, "mcs_charge_slowpath:") != NULL,
+	ksft_test_result(!!strstr(buf, "mcs_charge_slowpath:"),
 			 "enabled mcs_charge_slowpath fires\n");
 	ksft_test_result(strstr(buf, "mcs_stock_drain:") && strstr(buf, "cause=drain-all"),
 			 "enabled mcs_stock_drain fires with its cause\n");

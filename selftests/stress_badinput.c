@@ -30,7 +30,7 @@ static const struct bad_write bad_writes[] = {
 	{ "garbage bytes", "config", "\x01\xff\xfe\x80\x7f", 0, -EINVAL },
 	{ "empty write", "config", "", 0, -EINVAL, 1 },
 	{ "newline only", "config", "\n", 0, -EINVAL },
-	{ "blanks only", "config", "  \n\t\n  ", 0, -EINVAL },
+	{ "blanks only", "config", "\x20\x20\n\t\n\x20\x20", 0, -EINVAL },
 	{ "huge write", "config", big, sizeof(big), -EINVAL },
 	{ "negative value", "config", "memcgs=-1\n", 0, -EINVAL },
 	{ "zero where not allowed", "config", "memcgs=0\n", 0, -EINVAL },
@@ -69,7 +69,7 @@ static void test_bad_writes(void)
 	unsigned int i;
 
 	mcs_read("config", before, sizeof(before));
-	for (i = 0; i < sizeof(bad_writes) / sizeof(bad_writes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad_writes); i++) {
 		const struct bad_write *b = &bad_writes[i];
 		size_t len = b->len ?: strlen(b->data);
 		int ret = mcs_write(b->file, b->data, len);
@@ -88,7 +88,8 @@ static void test_bad_writes(void)
 			mcs_wait_idle(MCS_RUN_TIMEOUT_S);
 			ok = 0;
 		}
-		ksft_test_result(ok, "%s rejects %s: %d (want %d)\n", b->file, b->what, ret, b->err);
+		ksft_test_result(ok, "%s rejects %s: %d (want %d)\n", b->file, b->what,
+				 ret, b->err);
 	}
 }
 
@@ -97,7 +98,7 @@ static void test_read_only(void)
 	unsigned int i;
 	int ok = 1;
 
-	for (i = 2; i < sizeof(all_files) / sizeof(all_files[0]); i++) {
+	for (i = 2; i < ARRAY_SIZE(all_files); i++) {
 		int ret = mcs_puts(all_files[i], "1\n");
 
 		if (!ret) {
@@ -159,7 +160,7 @@ static void child_busy(int k)
 		    mcs_puts("config", "mode=decoupled\n") != -EBUSY ||
 		    mcs_puts("run", k & 1 ? "1\n" : "all\n") != -EBUSY)
 			_exit(1);
-		for (f = 0; f < sizeof(all_files) / sizeof(all_files[0]); f++)
+		for (f = 0; f < ARRAY_SIZE(all_files); f++)
 			if (mcs_read(all_files[f], buf, sizeof(buf)) <= 0)
 				_exit(2);
 		if (read_in_pieces(i & 1 ? "results" : "stocks", 7 + i))
@@ -301,7 +302,7 @@ static void test_still_works(void)
 
 int main(void)
 {
-	unsigned int i, nr_bad = sizeof(bad_writes) / sizeof(bad_writes[0]);
+	unsigned int i, nr_bad = ARRAY_SIZE(bad_writes);
 
 	for (i = 0; i + 9 <= sizeof(big); i += 9)
 		memcpy(big + i, "memcgs=8\n", 9);
