@@ -2,8 +2,12 @@
 /*
  * debugfs "selftest": write the name of a self-check ("page_counter",
  * "stock" or "all") to run it; read to get the report of the last run.
- * A write returns -EINVAL for an unknown name and -EIO when a check fails,
- * so that `echo all > selftest` alone tells the verdict.
+ * A write returns -EINVAL for an unknown name, -EBUSY while a stress run,
+ * a benchmark or another self-check is in progress, and -EIO when a check
+ * fails, so that `echo all > selftest` alone tells the verdict.
+ *
+ * The file also owns the harness claim: the stress harness, the benchmark,
+ * the self-checks and config writes exclude each other (mcs_harness_claim()).
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -21,36 +25,97 @@
 static DEFINE_MUTEX(selftest_mutex);
 static char *selftest_log;
 
+static atomic_t harness_user = ATOMIC_INIT(MCS_USER_NONE);
+
+static const char * const harness_user_names[] = {
+	[MCS_USER_NONE] = "nobody",
+	[MCS_USER_STRESS] = "a stress run",
+	[MCS_USER_BENCH] = "a benchmark",
+	[MCS_USER_SELFTEST] = "a self-check",
+	[MCS_USER_CONFIG] = "a config write",
+};
+
+/**
+ * mcs_harness_claim() - become the one user of the debugfs harness
+ * @user: who claims
+ *
+ * Stress runs, benchmarks, self-checks and config writes all switch the
+ * stock mode or check global counters, so they exclude each other.  Any
+ * context; never waits.
+ *
+ * Return: 0, or -EBUSY when another user holds the harness.
+ */
+int mcs_harness_claim(enum mcs_harness_user user)
+{
+	int old = atomic_cmpxchg(&harness_user, MCS_USER_NONE, user);
+
+	if (old == MCS_USER_NONE)
+		return 0;
+	pr_warn_ratelimited("memcg_stock: %s refused: %s is in progress\n",
+			    harness_user_names[user], harness_user_names[old]);
+	return -EBUSY;
+}
+
+/**
+ * mcs_harness_release() - end a claim
+ * @user: who claimed
+ */
+void mcs_harness_release(enum mcs_harness_user user)
+{
+	WARN_ON_ONCE(atomic_cmpxchg(&harness_user, user, MCS_USER_NONE) != user);
+}
+
+static const char * const selftest_names[] = { "page_counter", "stock", "all" };
+
+/*
+ * The stock check looks at the decoupled stocks; in another mode it runs
+ * with the decoupled stocks for its duration and puts the mode back.
+ */
+static int selftest_stock(struct seq_buf *log)
+{
+	enum mcs_stock_mode mode = mcs_stock_get_mode();
+	int ret;
+
+	if (mode != MCS_MODE_DECOUPLED) {
+		seq_buf_printf(log, "stock: mode %s: checking the decoupled stocks, mode restored after\n",
+			       mcs_stock_mode_name(mode));
+		mcs_stock_set_mode(MCS_MODE_DECOUPLED);
+	}
+	ret = mcs_selfcheck_stock(log);
+	if (mode != MCS_MODE_DECOUPLED)
+		mcs_stock_set_mode(mode);
+	return ret;
+}
+
 static ssize_t selftest_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
-	char cmd[SELFTEST_CMD_MAX];
 	struct seq_buf log;
-	const char *name;
-	int ret = 0;
+	int which, ret = 0;
+	char *cmd;
 
-	if (count == 0 || count >= sizeof(cmd))
-		return -EINVAL;
-	if (copy_from_user(cmd, ubuf, count))
-		return -EFAULT;
-	cmd[count] = '\0';
-	name = strim(cmd);
+	cmd = mcs_input_copy("selftest", ubuf, count, SELFTEST_CMD_MAX, false);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	which = mcs_input_match("selftest", "check", cmd, selftest_names,
+				ARRAY_SIZE(selftest_names));
+	kfree(cmd);
+	if (which < 0)
+		return which;
 
-	if (strcmp(name, "page_counter") && strcmp(name, "stock") &&
-	    strcmp(name, "all")) {
-		pr_warn("memcg_stock: selftest: unknown check '%*pE'\n", (int)strlen(name), name);
-		return -EINVAL;
-	}
-
+	ret = mcs_harness_claim(MCS_USER_SELFTEST);
+	if (ret)
+		return ret;
 	mutex_lock(&selftest_mutex);
 	seq_buf_init(&log, selftest_log, SELFTEST_LOG_SIZE);
-	if (!strcmp(name, "page_counter") || !strcmp(name, "all"))
+	if (which != 1)
 		ret |= mcs_selfcheck_page_counter(&log);
-	if (!strcmp(name, "stock") || !strcmp(name, "all"))
-		ret |= mcs_selfcheck_stock(&log);
+	if (which != 0)
+		ret |= selftest_stock(&log);
 	/* seq_buf leaves room for the terminator */
 	selftest_log[min_t(size_t, seq_buf_used(&log), SELFTEST_LOG_SIZE - 1)] = '\0';
 	mutex_unlock(&selftest_mutex);
+	mcs_harness_release(MCS_USER_SELFTEST);
 
 	return ret ? -EIO : count;
 }

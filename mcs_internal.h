@@ -259,6 +259,35 @@ extern struct dentry *mcs_debugfs_root;
 int mcs_debugfs_init(void);
 void mcs_debugfs_exit(void);
 
+/*
+ * The debugfs harness users that exclude each other: a stress run (from
+ * its start until its last case is checked), a benchmark, a self-check and
+ * a config write.  The loser of a claim gets -EBUSY.
+ */
+enum mcs_harness_user {
+	MCS_USER_NONE,
+	MCS_USER_STRESS,
+	MCS_USER_BENCH,
+	MCS_USER_SELFTEST,
+	MCS_USER_CONFIG,
+};
+
+int mcs_harness_claim(enum mcs_harness_user user);
+void mcs_harness_release(enum mcs_harness_user user);
+
+/* parse.c: the strict parser of every debugfs write */
+#define MCS_INPUT_MAX		1024	/* bytes of a multi-line write */
+char *mcs_input_copy(const char *what, const char __user *ubuf, size_t count,
+		     size_t max_line, bool multiline);
+char *mcs_input_next(char **cursor);
+int mcs_input_kv(const char *what, char *tok, char **key, char **val);
+int mcs_input_uint(const char *what, const char *key, const char *val,
+		   unsigned int min, unsigned int max, bool zero_ok,
+		   unsigned int *out);
+int mcs_input_bool(const char *what, const char *key, const char *val, bool *out);
+int mcs_input_match(const char *what, const char *key, const char *val,
+		    const char * const *names, unsigned int n);
+
 /* bench.c */
 void mcs_bench_init(struct dentry *dir);
 
