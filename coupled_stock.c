@@ -142,8 +142,7 @@ static void coupled_drain_obj(struct mcs_coupled_stock *stock)
 			__coupled_refill(stock, memcg, nr_pages);
 		rcu_read_unlock();
 	}
-	if (stock->nr_bytes & (PAGE_SIZE - 1))
-		atomic_add(stock->nr_bytes & (PAGE_SIZE - 1), &old->nr_charged_bytes);
+	mcs_objcg_add_leftover(old, stock->nr_bytes & (PAGE_SIZE - 1));
 	stock->nr_bytes = 0;
 	coupled_flush_stats(stock);
 	WRITE_ONCE(stock->cached_objcg, NULL);
@@ -206,7 +205,7 @@ unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_byt
 	unsigned long flags;
 
 	if (!coupled_usable()) {
-		atomic_add(nr_bytes & (PAGE_SIZE - 1), &objcg->nr_charged_bytes);
+		mcs_objcg_add_leftover(objcg, nr_bytes & (PAGE_SIZE - 1));
 		if (account)
 			mcs_objcg_mod_stat(objcg, nid, item, acct);
 		return nr_bytes >> PAGE_SHIFT;
