@@ -120,7 +120,9 @@ bad:
  */
 char *mcs_input_next(char **cursor)
 {
-	return strsep(cursor, " \n");
+	static const char seps[] = { ' ', '\n', '\0' };
+
+	return strsep(cursor, seps);
 }
 
 /**

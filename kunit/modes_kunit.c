@@ -210,10 +210,10 @@ static void mode_switch_is_a_fence(struct kunit *test)
 		for (i = 0; i < 20 && !bad; i++) {
 			if (other_mode_holds(&l, mode, &where)) {
 				bad++;
-				KUNIT_FAIL(test, "round %d: mode %s, yet cpu %d caches in another mode",
+				KUNIT_FAIL(test, "round %d: mode %s, cpu %d: another mode's stock",
 					   round, mcs_stock_mode_name(mode), where);
 			}
-			udelay(20);
+			usleep_range(20, 40);
 		}
 	}
 	for (i = 0; i < n; i++)

@@ -502,7 +502,7 @@ static void obj_leftover_concurrent_exact(struct kunit *test)
 	cpus_read_unlock();
 	KUNIT_EXPECT_GE(test, n, 2);
 	while (atomic_read(&r.running))
-		msleep(5);
+		usleep_range(2000, 5000);
 	for (i = 0; i < n; i++)
 		kthread_stop(t[i]);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r.errors), 0);
