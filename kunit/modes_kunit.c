@@ -185,22 +185,12 @@ static void mode_switch_is_a_fence(struct kunit *test)
 {
 	struct fence_load l = { };
 	struct task_struct *t[8];
-	int i, n = 0, cpu, where, round, bad = 0;
+	int i, n, where, round, bad = 0;
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_mode, NULL), 0);
 	l.memcg = mcs_test_memcg(test, NULL);
 	l.objcg = mcs_test_objcg(test, l.memcg);
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		for (i = 0; i < 2 && n < ARRAY_SIZE(t); i++) {
-			t[n] = kthread_create_on_cpu(fence_load_fn, &l, cpu, "mcs_fence/%u");
-			if (IS_ERR(t[n]))
-				break;
-			wake_up_process(t[n++]);
-		}
-	}
-	cpus_read_unlock();
-	KUNIT_EXPECT_GE(test, n, 2);
+	n = mcs_test_kthreads(test, fence_load_fn, &l, 2, t, ARRAY_SIZE(t), "mcs_fence/%u");
 
 	for (round = 0; round < 300 && !bad; round++) {
 		enum mcs_stock_mode mode = modes[round % ARRAY_SIZE(modes)];
@@ -223,10 +213,48 @@ static void mode_switch_is_a_fence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(l.memcg), 0UL);
 }
 
+/* byte sizes are bounded; at the bound every mode stays exact */
+static void mode_obj_size_bounded(struct kunit *test)
+{
+	enum mcs_stock_mode mode = *(const enum mcs_stock_mode *)test->param_value;
+	int nid = first_node(node_possible_map);
+	struct mcs_memcg *memcg;
+	struct mcs_objcg *objcg;
+	int i;
+
+	use_mode(test, mode);
+	memcg = mcs_test_memcg(test, NULL);
+	objcg = mcs_test_objcg(test, memcg);
+
+	/* above the bound: refused, nothing changes */
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, INT_MAX), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, MCS_OBJ_SIZE_MAX + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge(objcg, INT_MAX), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge(objcg, SIZE_MAX), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(objcg, GFP_KERNEL, 8, nid,
+						     NR_MCS_SLAB_ITEMS), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+
+	/* at the bound, three at once, accounted: exact both ways */
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(objcg, GFP_KERNEL, MCS_OBJ_SIZE_MAX,
+							     nid, MCS_SLAB_RECLAIMABLE), 0);
+	KUNIT_EXPECT_GE(test, mcs_memcg_usage(memcg), 3 * (MCS_OBJ_SIZE_MAX >> PAGE_SHIFT));
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, mcs_obj_uncharge_account(objcg, MCS_OBJ_SIZE_MAX, nid,
+							       MCS_SLAB_RECLAIMABLE), 0);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, nid, MCS_SLAB_RECLAIMABLE), 0L);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
+}
+
 static struct kunit_case mode_cases[] = {
 	KUNIT_CASE_PARAM(mode_switch_drains, mode_gen_params),
 	KUNIT_CASE_PARAM(mode_all_contexts_exact, mode_gen_params),
 	KUNIT_CASE_SLOW(mode_switch_is_a_fence),
+	KUNIT_CASE_PARAM(mode_obj_size_bounded, mode_gen_params),
 	{}
 };
 

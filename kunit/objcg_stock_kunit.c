@@ -487,20 +487,12 @@ static void obj_leftover_concurrent_exact(struct kunit *test)
 	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
 	struct leftover_race r = { .objcg = mcs_test_objcg(test, memcg) };
 	struct task_struct *t[8];
-	int i, n = 0, cpu;
+	int i, n;
 
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		for (i = 0; i < 2 && n < ARRAY_SIZE(t); i++) {
-			t[n] = kthread_create_on_cpu(leftover_race_fn, &r, cpu, "mcs_left/%u");
-			if (IS_ERR(t[n]))
-				break;
-			atomic_inc(&r.running);
-			wake_up_process(t[n++]);
-		}
-	}
-	cpus_read_unlock();
-	KUNIT_EXPECT_GE(test, n, 2);
+	/* counted before they start: a thread may finish before the next starts */
+	atomic_set(&r.running, ARRAY_SIZE(t));
+	n = mcs_test_kthreads(test, leftover_race_fn, &r, 2, t, ARRAY_SIZE(t), "mcs_left/%u");
+	atomic_sub(ARRAY_SIZE(t) - n, &r.running);
 	while (atomic_read(&r.running))
 		usleep_range(2000, 5000);
 	for (i = 0; i < n; i++)
@@ -510,60 +502,6 @@ static void obj_leftover_concurrent_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 0L);
 	mcs_drain_all_stock(memcg, true);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
-}
-
-/* charge sizes are bounded; at the bound every mode stays exact */
-static const enum mcs_stock_mode obj_modes[] = {
-	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE,
-};
-
-static void obj_mode_desc(const enum mcs_stock_mode *m, char *desc)
-{
-	strscpy(desc, mcs_stock_mode_name(*m), KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(obj_mode, obj_modes, obj_mode_desc);
-
-static void obj_restore_mode(void *unused)
-{
-	mcs_stock_set_mode(MCS_MODE_DECOUPLED);
-}
-
-static void obj_size_bounded(struct kunit *test)
-{
-	enum mcs_stock_mode mode = *(const enum mcs_stock_mode *)test->param_value;
-	int nid = first_node(node_possible_map);
-	struct mcs_memcg *memcg;
-	struct mcs_objcg *objcg;
-	int i;
-
-	KUNIT_ASSERT_EQ(test, mcs_stock_set_mode(mode), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, obj_restore_mode, NULL), 0);
-	memcg = mcs_test_memcg(test, NULL);
-	objcg = mcs_test_objcg(test, memcg);
-
-	/* above the bound: refused, nothing changes */
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, INT_MAX), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, MCS_OBJ_SIZE_MAX + 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge(objcg, INT_MAX), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge(objcg, SIZE_MAX), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(objcg, GFP_KERNEL, 8, nid,
-						     NR_MCS_SLAB_ITEMS), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
-
-	/* at the bound, three at once, accounted: exact both ways */
-	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(objcg, GFP_KERNEL, MCS_OBJ_SIZE_MAX,
-							     nid, MCS_SLAB_RECLAIMABLE), 0);
-	KUNIT_EXPECT_GE(test, mcs_memcg_usage(memcg), 3 * (MCS_OBJ_SIZE_MAX >> PAGE_SHIFT));
-	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_EQ(test, mcs_obj_uncharge_account(objcg, MCS_OBJ_SIZE_MAX, nid,
-							       MCS_SLAB_RECLAIMABLE), 0);
-	mcs_drain_all_stock(mcs_root_memcg(), true);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
-	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, nid, MCS_SLAB_RECLAIMABLE), 0L);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
 }
 
 static struct kunit_case obj_stock_cases[] = {
@@ -576,7 +514,6 @@ static struct kunit_case obj_stock_cases[] = {
 	KUNIT_CASE(obj_hotplug_drains_dead_cpu),
 	KUNIT_CASE(obj_leftover_below_a_page),
 	KUNIT_CASE_SLOW(obj_leftover_concurrent_exact),
-	KUNIT_CASE_PARAM(obj_size_bounded, obj_mode_gen_params),
 	KUNIT_CASE_SLOW(obj_all_contexts_exact),
 	KUNIT_CASE_SLOW(obj_reparent_under_traffic),
 	{}
