@@ -96,6 +96,7 @@ void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	unsigned long flags;
 
+	mcs_assert_mode_fence();
 	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable()) {
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 		return;
@@ -204,6 +205,7 @@ unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_byt
 	unsigned int nr_pages = 0;
 	unsigned long flags;
 
+	mcs_assert_mode_fence();
 	if (!coupled_usable()) {
 		mcs_objcg_add_leftover(objcg, nr_bytes & (PAGE_SIZE - 1));
 		if (account)

@@ -205,6 +205,14 @@ void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
 extern struct workqueue_struct *mcs_drain_wq;
 extern atomic_t mcs_pending_frees;
 
+/*
+ * Every stock refill runs in the RCU section that read the stock mode, the
+ * fence of mcs_stock_set_mode(); kernels with lockdep check it.
+ */
+#define mcs_assert_mode_fence()						\
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),				\
+			 "memcg_stock: stock refill outside the mode fence")
+
 /* The stock mode, read inline on the charge paths (no call per charge). */
 extern enum mcs_stock_mode mcs_stock_mode_cur;
 

@@ -510,6 +510,7 @@ static void refill_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 	struct mcs_memcg_stock *stock;
 	int i, empty = -1;
 
+	mcs_assert_mode_fence();
 	if (nr_pages > MCS_CHARGE_BATCH)
 		goto uncharge;
 	if (!local_trylock(&mcs_memcg_stock.lock)) {

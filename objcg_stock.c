@@ -440,6 +440,7 @@ static void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *st
 	unsigned int nr_pages = 0, stocked;
 	int i, empty = -1;
 
+	mcs_assert_mode_fence();
 	if (!stock) {
 		mcs_objcg_add_leftover(objcg, nr_bytes);
 		return;

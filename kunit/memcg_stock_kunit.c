@@ -461,8 +461,9 @@ static int offline_race_parent_fn(void *arg)
 	struct offline_race *r = arg;
 
 	wait_for_completion(&r->go);
+	/* both may share a CPU on a kernel without preemption: yield */
 	while (READ_ONCE(r->child->online))
-		cpu_relax();
+		cond_resched();
 	r->parent_ret = mcs_memcg_offline(r->parent);
 	return 0;
 }
