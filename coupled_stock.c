@@ -28,13 +28,17 @@ DEFINE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock) = {
 EXPORT_PER_CPU_SYMBOL_GPL(mcs_coupled_stock);
 
 /*
- * On PREEMPT_RT a local_lock_t is a sleeping lock: the coupled stock cannot
- * be taken from hardirq there (6.12 never charged from hardirq on RT).
- * Such calls bypass it: consume misses, refills go to the counters.
+ * local_lock_irqsave() does not exclude NMIs: an NMI that charged through
+ * the coupled stock could find it half updated.  And on PREEMPT_RT a
+ * local_lock_t is a sleeping lock that hardirq context cannot take (6.12
+ * never charged from hardirq on RT).  Such calls bypass the stock:
+ * consume misses, refills go to the counters.
  */
 static bool coupled_usable(void)
 {
-	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !(in_hardirq() || in_nmi());
+	if (in_nmi())
+		return false;
+	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !in_hardirq();
 }
 
 /* ---- the memcg part --------------------------------------------------- */

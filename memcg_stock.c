@@ -721,10 +721,15 @@ static void drain_all_sync(struct mcs_memcg *root)
  * work on the others without waiting for it.  Synchronous mode waits for
  * the drain mutex and returns only when no online CPU's stock holds a page
  * or a reference of the subtree (charges racing with it may refill).
- * Task context; the synchronous mode sleeps.
+ * Task context; the synchronous mode sleeps.  Outside task context the
+ * call is refused (ratelimited warning) and drains nothing.
  */
 void mcs_drain_all_stock(struct mcs_memcg *root, bool sync)
 {
+	if (!in_task()) {
+		pr_warn_ratelimited("memcg_stock: drain refused outside task context\n");
+		return;
+	}
 	if (sync)
 		drain_all_sync(root);
 	else
@@ -836,7 +841,8 @@ retry:
 	over = container_of(fail, struct mcs_memcg, memory);
 	mcs_memcg_event(over, MCS_MAX_EVENT);
 	trace_mcs_limit_refusal(memcg->id, over->id, nr_pages);
-	if (!drained && gfpflags_allow_blocking(gfp)) {
+	/* a drain runs work functions: task context only, whatever @gfp says */
+	if (!drained && gfpflags_allow_blocking(gfp) && in_task()) {
 		drained = true;
 		mcs_drain_all_stock(over, false);
 		goto retry;
