@@ -316,7 +316,7 @@ enum stress_check {
 };
 
 static const char * const check_names[NR_STRESS_CHECKS] = {
-	"counters_zero", "references_zero", "leftover_whole_pages", "stats_exact",
+	"counters_zero", "references_zero", "leftover_zero", "stats_exact",
 	"objects_freed", "no_underflow", "no_misuse", "no_errors",
 };
 
@@ -1441,31 +1441,16 @@ static void stress_check_stocks(struct stress_run *run)
 }
 
 /*
- * Everything was released and drained.  What the counters may still hold
- * are the whole pages left on the tree's own objcgs (they go back when an
- * objcg is released), so a memcg's usage must equal the leftovers of its
- * subtree, exactly.
+ * Everything was released and drained.  Leftovers never keep whole pages
+ * and the sub-page rests of freed objects add up to whole pages, so every
+ * objcg holds 0 bytes and every memcg 0 pages, exactly.
  */
 static void stress_check_tree(struct stress_run *run)
 {
 	struct stress_result *res = run->res;
-	unsigned long leftover[STRESS_MAX_MEMCGS] = { };
 	unsigned long commits = 0, pgpgin = 0;
 	unsigned int n = run->nr_memcgs;
 	int i, nid, item;
-
-	for (i = n - 1; i >= 0; i--) {
-		struct stress_memcg *sm = &run->memcg[i];
-		unsigned int bytes = atomic_read(&sm->objcg->nr_charged_bytes);
-
-		if (bytes % PAGE_SIZE)
-			stress_violation(run, CHECK_LEFTOVER, "memcg %u: objcg keeps %u bytes",
-					 sm->memcg->id, bytes);
-		/* children come after their parent: their sums are complete */
-		leftover[i] += bytes >> PAGE_SHIFT;
-		if (sm->parent >= 0)
-			leftover[sm->parent] += leftover[i];
-	}
 
 	for (i = 0; i < n; i++) {
 		struct stress_memcg *sm = &run->memcg[i];
@@ -1478,10 +1463,13 @@ static void stress_check_tree(struct stress_run *run)
 		mcs_memcg_stat(sm->memcg, &st);
 		for (ev = 0; ev < NR_MCS_EVENTS; ev++)
 			res->events[ev] += st.events[ev];
-		if (st.usage != leftover[i])
-			stress_violation(run, CHECK_COUNTERS,
-					 "memcg %u: usage %lu after the drain, objcg pages %lu",
-					 id, st.usage, leftover[i]);
+		/* whole pages never stay on a leftover: nothing may be left */
+		if (mcs_objcg_leftover_bytes(sm->objcg))
+			stress_violation(run, CHECK_LEFTOVER, "memcg %u: objcg keeps %u bytes",
+					 id, mcs_objcg_leftover_bytes(sm->objcg));
+		if (st.usage)
+			stress_violation(run, CHECK_COUNTERS, "memcg %u: usage %lu after the drain",
+					 id, st.usage);
 		/* ours, plus one per child memcg */
 		if (refs != 1 + sm->children)
 			stress_violation(run, CHECK_REFS, "memcg %u: %u references, expected %u",
