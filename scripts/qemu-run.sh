@@ -24,15 +24,26 @@ smp=${4:-2}
 [[ -f $kernel ]] || die "no kernel $kernel"
 [[ -f $initrd ]] || die "no initramfs $initrd"
 
+# KVM is used only when a guest really runs under it: the device node can
+# exist and qemu can open it while every guest dies at once with "KVM
+# internal error" (nested virtualization here).  The probe boots this very
+# kernel without an initramfs until it prints its banner; the answer is
+# kept for the rest of the session in $MCS_OUT/accel.
+kvm_works() {
+	local out
+	[[ -r /dev/kvm && -w /dev/kvm ]] || return 1
+	out=$(timeout -k 2 20 qemu-system-x86_64 -accel kvm -cpu host -smp 1 -m 256M \
+		-nographic -no-reboot -monitor none -nic none -kernel "$kernel" \
+		-append 'console=ttyS0 panic=-1' </dev/null 2>&1 |
+		grep -a -m1 -o -E 'Linux version|KVM internal error') || true
+	[[ $out == 'Linux version' ]]
+}
 accel=${MCS_ACCEL:-auto}
 if [[ $accel == auto ]]; then
-	accel=tcg
-	# usable = qemu can open it and create a VM, not just that the node exists
-	if [[ -r /dev/kvm && -w /dev/kvm ]] &&
-		echo quit | timeout 20 qemu-system-x86_64 -accel kvm -M none -nodefaults \
-			-display none -monitor stdio >/dev/null 2>&1; then
-		accel=kvm
+	if [[ ! -s $MCS_OUT/accel ]]; then
+		if kvm_works; then echo kvm; else echo tcg; fi > "$MCS_OUT/accel"
 	fi
+	accel=$(cat "$MCS_OUT/accel")
 fi
 case $accel in
 kvm)	accel_args=(-accel kvm -cpu host) ;;
