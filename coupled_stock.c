@@ -70,7 +70,7 @@ bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
 	stock = this_cpu_ptr(&mcs_coupled_stock);
 	if (stock->cached == memcg && stock->nr_pages >= nr_pages) {
 		stock->nr_pages -= nr_pages;
-		mcs_memcg_event(memcg, MCS_STOCK_HIT);
+		__mcs_memcg_event(memcg, MCS_STOCK_HIT);
 		ret = true;
 	}
 	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
@@ -91,7 +91,7 @@ static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *
 		WRITE_ONCE(stock->cached, memcg);
 	}
 	stock->nr_pages += nr_pages;
-	mcs_memcg_event(memcg, MCS_REFILL);
+	__mcs_memcg_event(memcg, MCS_REFILL);
 	if (stock->nr_pages > MCS_CHARGE_BATCH)
 		coupled_drain_memcg(stock);
 }

@@ -199,6 +199,18 @@ static inline bool mcs_memcg_is_root(struct mcs_memcg *memcg)
 }
 
 bool mcs_memcg_is_descendant(struct mcs_memcg *memcg, struct mcs_memcg *root);
+
+/*
+ * For callers that already run with preemption or migration disabled
+ * (inside a stock's critical section, in every stock mode alike): inline,
+ * no preempt_disable() pair on the hot path.  local_t updates are safe
+ * against interrupts on this CPU.
+ */
+static inline void __mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
+{
+	local_inc(&this_cpu_ptr(memcg->stats)->events[ev]);
+}
+
 void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev);
 int mcs_context(void);
 void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);

@@ -69,16 +69,6 @@ struct dentry *mcs_debugfs_root;
 
 /* ---- memcg objects ---------------------------------------------------- */
 
-/*
- * For callers that already run with preemption or migration disabled
- * (inside a stock's critical section): saves a preempt_disable() pair on
- * the hot path.  local_t updates are safe against interrupts on this CPU.
- */
-static void __mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
-{
-	local_inc(&this_cpu_ptr(memcg->stats)->events[ev]);
-}
-
 void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
 {
 	struct mcs_memcg_stats_pcpu *stats = get_cpu_ptr(memcg->stats);
