@@ -13,7 +13,6 @@
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/random.h>
-#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -443,9 +442,20 @@ static void stock_offline_order_refused(struct kunit *test)
  */
 struct offline_race {
 	struct mcs_memcg *parent, *child;
-	struct completion go;
+	struct completion go, child_done, parent_done;
 	int parent_ret;
 };
+
+/*
+ * A kthread stopped before it first ran never runs its function: each one
+ * says when it is done, and waits to be stopped.
+ */
+static void offline_race_end(struct completion *done)
+{
+	complete(done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+}
 
 static int offline_race_child_fn(void *arg)
 {
@@ -453,6 +463,7 @@ static int offline_race_child_fn(void *arg)
 
 	wait_for_completion(&r->go);
 	mcs_memcg_offline(r->child);
+	offline_race_end(&r->child_done);
 	return 0;
 }
 
@@ -465,6 +476,7 @@ static int offline_race_parent_fn(void *arg)
 	while (READ_ONCE(r->child->online))
 		cond_resched();
 	r->parent_ret = mcs_memcg_offline(r->parent);
+	offline_race_end(&r->parent_done);
 	return 0;
 }
 
@@ -485,6 +497,9 @@ static void stock_offline_child_parent_race(struct kunit *test)
 		r.child = mcs_memcg_create(r.parent, "race-child");
 		KUNIT_ASSERT_FALSE(test, IS_ERR(r.child));
 		init_completion(&r.go);
+		init_completion(&r.child_done);
+		init_completion(&r.parent_done);
+		r.parent_ret = -EINPROGRESS;
 		objcg = mcs_get_objcg(r.child);
 		KUNIT_ASSERT_NOT_NULL(test, objcg);
 		/* live bytes through the child's objcg: pages at the child's level */
@@ -493,16 +508,18 @@ static void stock_offline_child_parent_race(struct kunit *test)
 		tc = kthread_run(offline_race_child_fn, &r, "mcs_off_c");
 		tp = kthread_run(offline_race_parent_fn, &r, "mcs_off_p");
 		KUNIT_ASSERT_FALSE(test, IS_ERR(tc) || IS_ERR(tp));
-		get_task_struct(tc);
-		get_task_struct(tp);
 		complete_all(&r.go);
+		wait_for_completion(&r.child_done);
+		wait_for_completion(&r.parent_done);
 		kthread_stop(tc);
 		kthread_stop(tp);
-		put_task_struct(tc);
-		put_task_struct(tp);
 
 		KUNIT_EXPECT_EQ(test, r.parent_ret, 0);
-		KUNIT_EXPECT_FALSE(test, READ_ONCE(r.parent->online));
+		/* after a failure, still release in order: no second splat */
+		if (READ_ONCE(r.parent->online)) {
+			KUNIT_FAIL(test, "round %d: parent still online", round);
+			mcs_memcg_offline(r.parent);
+		}
 		/* the objcg now charges above both; free the bytes there */
 		KUNIT_EXPECT_PTR_EQ(test, mcs_objcg_memcg(objcg), top);
 		mcs_obj_uncharge(objcg, 2 * PAGE_SIZE + 100);
