@@ -15,6 +15,7 @@
  *
  * Context: task context (copies from user space); no locks.
  */
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
