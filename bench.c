@@ -46,6 +46,8 @@
  * Context: the write runs the benchmark in the writer's task context and
  * sleeps.
  */
+#include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -55,6 +57,7 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/sched/prio.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -94,6 +97,14 @@ static const char * const bench_keys[NR_KEYS] = {
 	[KEY_HARDIRQ] = "hardirq", [KEY_SHARED] = "shared", [KEY_DURATION] = "duration_ms",
 };
 
+/*
+ * Where a run is; one variable, so that a client never sees a later phase
+ * without the earlier ones.  Clients sleep in SETUP and STOP; EXIT ends
+ * them, RELEASE too after they released their own memcgs (in parallel:
+ * each offline waits for an RCU grace period).
+ */
+enum bench_phase { BENCH_SETUP, BENCH_LOAD, BENCH_STOP, BENCH_EXIT, BENCH_RELEASE };
+
 struct bench_params {
 	enum mcs_stock_mode mode;
 	unsigned int clients;
@@ -109,7 +120,6 @@ struct bench_client {
 	struct mcs_objcg *objcg;	/* owned */
 	struct mcs_memcg *op_memcg;	/* charged: own, or client 0's when shared */
 	struct mcs_objcg *op_objcg;
-	struct task_struct *task;
 	u64 ops;
 	long errors;
 };
@@ -128,9 +138,11 @@ struct bench_irq {
  * @irq_objcg: its objcg
  * @clients: @p.clients client kthreads and their memcgs
  * @irq: nr_cpu_ids interrupt timers, indexed by CPU
- * @wq: clients sleep here until @start, then until kthread_stop()
- * @start: set once every client exists
- * @stop: set at the end of the measurement
+ * @wq: clients sleep here while @phase does not concern them
+ * @phase: enum bench_phase
+ * @loading: clients that have not left the load loop yet
+ * @stopped: completed by the last client to leave the load loop
+ * @exited: completed by every client on its way out
  * @ops: operations of all clients
  * @irq_ops: operations of all interrupt timers
  * @errors: unexpected charge failures of the clients
@@ -144,7 +156,10 @@ struct bench_run {
 	struct bench_client *clients;
 	struct bench_irq *irq;
 	struct wait_queue_head wq;
-	bool start, stop;
+	int phase;
+	atomic_t loading;
+	struct completion stopped;
+	struct completion exited;
 	u64 ops, irq_ops, ns;
 	long errors;
 	char result[BENCH_RESULT_MAX];
@@ -198,6 +213,24 @@ static void bench_preempt_point(void)
 	preempt_enable();
 }
 
+/* Offline and release a memcg the run created. */
+static void bench_memcg_put(struct mcs_memcg *memcg)
+{
+	mcs_memcg_offline(memcg);
+	mcs_memcg_put(memcg);
+}
+
+/* From the writer or, in BENCH_RELEASE, from the client itself. */
+static void bench_client_put(struct bench_client *c)
+{
+	if (!c->memcg)
+		return;
+	mcs_objcg_put(c->objcg);
+	bench_memcg_put(c->memcg);
+	c->objcg = NULL;
+	c->memcg = NULL;
+}
+
 static int bench_client_fn(void *arg)
 {
 	struct bench_client *c = arg;
@@ -207,22 +240,24 @@ static int bench_client_fn(void *arg)
 	/*
 	 * Sleep, not spin, until every client exists: spinning clients would
 	 * starve the creation of the later ones (kthreadd competes with them
-	 * for the CPUs).  A setup that fails stops us before the start.
+	 * for the CPUs).  A setup that fails sends us straight to EXIT.
 	 */
-	wait_event_idle(run->wq, READ_ONCE(run->start) || kthread_should_stop());
-	while (!READ_ONCE(run->stop) && !kthread_should_stop()) {
+	wait_event_idle(run->wq, READ_ONCE(run->phase) != BENCH_SETUP);
+	while (READ_ONCE(run->phase) == BENCH_LOAD) {
 		if (!bench_op(run, c->op_memcg, c->op_objcg, i, GFP_KERNEL))
 			c->errors++;
 		if (!(++i & 255))
 			bench_preempt_point();
 	}
 	c->ops = i;
-	/*
-	 * kthread_stop() needs the task until it asks for the stop, and reads
-	 * ops after it: sleep until then rather than return.
-	 */
-	wait_event_idle(run->wq, kthread_should_stop());
-	return 0;
+	if (atomic_dec_and_test(&run->loading))
+		complete(&run->stopped);
+
+	wait_event_idle(run->wq, READ_ONCE(run->phase) >= BENCH_EXIT);
+	if (READ_ONCE(run->phase) == BENCH_RELEASE)
+		bench_client_put(c);
+	/* not a return: the writer may free the run and unload the module */
+	kthread_complete_and_exit(&run->exited, 0);
 }
 
 static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
@@ -231,7 +266,7 @@ static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
 	struct bench_run *run = irq->run;
 	int i;
 
-	if (READ_ONCE(run->stop))
+	if (READ_ONCE(run->phase) >= BENCH_STOP)
 		return HRTIMER_NORESTART;
 	for (i = 0; i < 4; i++, irq->ops++)
 		bench_op(run, run->irq_memcg, run->irq_objcg, irq->ops, GFP_ATOMIC);
@@ -268,13 +303,6 @@ static bool bench_check(struct mcs_memcg *memcg, struct mcs_objcg *objcg)
 	return mcs_memcg_usage(memcg) * PAGE_SIZE == atomic_read(&objcg->nr_charged_bytes);
 }
 
-/* Offline and release a memcg the run created. */
-static void bench_memcg_put(struct mcs_memcg *memcg)
-{
-	mcs_memcg_offline(memcg);
-	mcs_memcg_put(memcg);
-}
-
 static int bench_client_get(struct bench_run *run, struct bench_client *c)
 {
 	c->run = run;
@@ -290,12 +318,6 @@ static int bench_client_get(struct bench_run *run, struct bench_client *c)
 	c->op_memcg = run->p.shared ? run->clients[0].memcg : c->memcg;
 	c->op_objcg = run->p.shared ? run->clients[0].objcg : c->objcg;
 	return 0;
-}
-
-static void bench_client_put(struct bench_client *c)
-{
-	mcs_objcg_put(c->objcg);
-	bench_memcg_put(c->memcg);
 }
 
 /* The tree of the run: parent, interrupt memcg, one memcg per client. */
@@ -347,18 +369,19 @@ static void bench_memcgs_put(struct bench_run *run)
 	bench_memcg_put(run->parent);
 }
 
-/* Stop the first @n clients and add up what they did. */
-static void bench_clients_stop(struct bench_run *run, unsigned int n)
+/*
+ * End the first @n clients (all of them once the measurement has started)
+ * with @phase, BENCH_EXIT or BENCH_RELEASE, and wait until each is on its
+ * way out.
+ */
+static void bench_clients_end(struct bench_run *run, unsigned int n, int phase)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		struct bench_client *c = &run->clients[i];
-
-		kthread_stop(c->task);
-		run->ops += c->ops;
-		run->errors += c->errors;
-	}
+	WRITE_ONCE(run->phase, phase);
+	wake_up_all(&run->wq);
+	for (i = 0; i < n; i++)
+		wait_for_completion(&run->exited);
 }
 
 /*
@@ -397,35 +420,45 @@ static int bench_clients_create(struct bench_run *run)
 			goto stop;
 		}
 		kthread_bind(task, cpu);
-		c->task = task;
+		/*
+		 * Equal among themselves, below everything else: up to 256
+		 * spinning clients must not starve readers of this file,
+		 * kworkers, or the writer that ends the measurement.
+		 */
+		set_user_nice(task, MAX_NICE);
 		wake_up_process(task);
 	}
 	return 0;
 
 stop:
-	bench_clients_stop(run, i);
+	bench_clients_end(run, i, BENCH_EXIT);
 	return ret;
 }
 
 /* Load for p.duration_ms, then stop every client and timer. */
 static void bench_measure(struct bench_run *run)
 {
+	unsigned int i;
 	u64 t0;
 	int cpu;
 
+	t0 = ktime_get_ns();
+	WRITE_ONCE(run->phase, BENCH_LOAD);
+	wake_up_all(&run->wq);
 	if (run->p.hardirq)
 		on_each_cpu(bench_irq_start, run, 1);
-	t0 = ktime_get_ns();
-	WRITE_ONCE(run->start, true);
-	wake_up_all(&run->wq);
 	msleep(run->p.duration_ms);
-	WRITE_ONCE(run->stop, true);
+	WRITE_ONCE(run->phase, BENCH_STOP);
 	run->ns = ktime_get_ns() - t0;
 	for_each_possible_cpu(cpu) {
 		hrtimer_cancel(&run->irq[cpu].timer);
 		run->irq_ops += run->irq[cpu].ops;
 	}
-	bench_clients_stop(run, run->p.clients);
+	wait_for_completion(&run->stopped);
+	for (i = 0; i < run->p.clients; i++) {
+		run->ops += run->clients[i].ops;
+		run->errors += run->clients[i].errors;
+	}
 }
 
 /* Check the invariants and write the result line. */
@@ -471,6 +504,9 @@ static int bench_run(const struct bench_params *p)
 		return -ENOMEM;
 	run->p = *p;
 	init_waitqueue_head(&run->wq);
+	atomic_set(&run->loading, p->clients);
+	init_completion(&run->stopped);
+	init_completion(&run->exited);
 
 	ret = -ENOMEM;
 	run->clients = kcalloc(p->clients, sizeof(*run->clients), GFP_KERNEL);
@@ -501,6 +537,7 @@ static int bench_run(const struct bench_params *p)
 	mutex_lock(&bench_result_lock);
 	strscpy(bench_result, run->result, sizeof(bench_result));
 	mutex_unlock(&bench_result_lock);
+	bench_clients_end(run, p->clients, BENCH_RELEASE);
 
 restore_mode:
 	mcs_stock_set_mode(found);

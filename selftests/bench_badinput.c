@@ -9,7 +9,6 @@
  * nothing leaked and the module still working.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -92,114 +91,111 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-/* A bench client kthread exists: a bench is between its setup and its stop. */
-static int bench_threads_alive(void)
-{
-	struct dirent *de;
-	char path[300], comm[64];
-	int found = 0;
-	DIR *d;
-
-	d = opendir("/proc");
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		if (mcs_path_read(path, comm, sizeof(comm)) > 0 &&
-		    !strncmp(comm, "mcs_bench/", 10))
-			found = 1;
-	}
-	closedir(d);
-	return found;
-}
-
-/* A bench in a child; returns its pid, or -1.  @ready gets a byte just before the write. */
+/*
+ * A bench in a child; returns its pid, or -1.  With @ready, the child
+ * writes a byte to *@ready (a pipe) just before its bench write.
+ */
 static pid_t bench_child(const char *line, int *ready)
 {
-	int fds[2];
+	int fds[2] = { -1, -1 };
 	pid_t pid;
 
-	if (pipe(fds))
+	if (ready && pipe(fds))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
 		int ret;
 
-		close(fds[0]);
-		if (write(fds[1], "x", 1) != 1)
-			_exit(100);
-		close(fds[1]);
+		if (ready) {
+			close(fds[0]);
+			if (write(fds[1], "x", 1) != 1)
+				_exit(100);
+			close(fds[1]);
+		}
 		ret = mcs_puts("bench", line);
 		_exit(ret ? 1 + (-ret & 0x3f) : 0);
 	}
+	if (!ready)
+		return pid;
 	close(fds[1]);
 	if (pid < 0) {
 		close(fds[0]);
 		return -1;
 	}
-	if (ready)
-		*ready = fds[0];
-	else
-		close(fds[0]);
+	*ready = fds[0];
 	return pid;
 }
 
-/* The child's bench result: 0, -errno of its write, or -ECHILD. */
+/* A bench child's wait status: 0, -errno of its write, or -ECHILD. */
+static int child_result(int status)
+{
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 100)
+		return -ECHILD;
+	return WEXITSTATUS(status) ? -(WEXITSTATUS(status) - 1) : 0;
+}
+
 static int bench_child_wait(pid_t pid)
 {
 	int status;
 
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		return -ECHILD;
-	if (WEXITSTATUS(status) == 0)
-		return 0;
-	if (WEXITSTATUS(status) == 100)
-		return -ECHILD;
-	return -(WEXITSTATUS(status) - 1);
+	return child_result(status);
 }
 
-static int wait_bench_threads(pid_t child, int timeout_s)
+/*
+ * Counts settle once RCU has freed what the last bench released (a chain
+ * of grace periods: a child's free drops its parent's last reference):
+ * the same for 2 s in a row, within 30 s.
+ */
+static int counts_settle(struct mcs_counts *c)
 {
-	int i;
+	struct mcs_counts again;
+	int i, same = 0;
+
+	if (mcs_get_counts(c))
+		return -EIO;
+	for (i = 0; i < 120 && same < 8; i++) {
+		mcs_msleep(250);
+		if (mcs_get_counts(&again))
+			return -EIO;
+		same = memcmp(c, &again, sizeof(again)) ? 0 : same + 1;
+		*c = again;
+	}
+	return same < 8 ? -ETIMEDOUT : 0;
+}
+
+/*
+ * Wait until @child's bench has created its memcgs (@nr more than
+ * @before): it holds the harness from before that until after their
+ * release.  1; 0 after @timeout_s; -1 when the child ended first (its
+ * result in *@ret).
+ */
+static int wait_bench_memcgs(pid_t child, const struct mcs_counts *before, long nr,
+			     int timeout_s, int *ret)
+{
+	struct mcs_counts now;
+	int i, status;
 
 	for (i = 0; i < timeout_s * 100; i++) {
-		if (bench_threads_alive())
+		if (!mcs_get_counts(&now) && now.memcgs >= before->memcgs + nr)
 			return 1;
-		if (waitpid(child, NULL, WNOHANG) == child)
-			return -1;	/* reaped: the caller sees -ECHILD */
+		if (waitpid(child, &status, WNOHANG) == child) {
+			*ret = child_result(status);
+			return -1;
+		}
 		mcs_msleep(10);
 	}
 	return 0;
 }
 
-/* Counts settle once RCU has freed what the last bench released. */
-static int counts_settle(struct mcs_counts *c)
-{
-	struct mcs_counts again;
-	int i;
-
-	if (mcs_get_counts(c))
-		return -EIO;
-	for (i = 0; i < 20; i++) {
-		mcs_msleep(250);
-		if (mcs_get_counts(&again))
-			return -EIO;
-		if (!memcmp(c, &again, sizeof(again)))
-			return 0;
-		*c = again;
-	}
-	return -ETIMEDOUT;
-}
-
-/* Wait up to 10 s for the counts of @before (frees run after RCU). */
+/* Wait up to 30 s for the counts of @before (frees run after RCU). */
 static int counts_back(const struct mcs_counts *before)
 {
 	struct mcs_counts now;
 	int i;
 
-	for (i = 0; i < 40; i++) {
+	for (i = 0; i < 120; i++) {
 		if (!mcs_get_counts(&now) && !memcmp(before, &now, sizeof(now)))
 			return 1;
 		mcs_msleep(250);
@@ -264,9 +260,10 @@ static void test_bench_during_stress(void)
 			ok = 0;
 		}
 	}
+	/* stop the run whatever happened, so that the next test finds it idle */
 	ret = mcs_puts("run", "stop");
-	ok = ok && !ret && !mcs_wait_idle(120) &&
-	     mcs_read("results", results, sizeof(results)) > 0 &&
+	ret = ret ?: mcs_wait_idle(120);
+	ok = ok && !ret && mcs_read("results", results, sizeof(results)) > 0 &&
 	     mcs_case_block(results, "custom", block, sizeof(block)) &&
 	     mcs_block_ok(block, "stopped");
 	ok = ok && mcs_read("config", buf, sizeof(buf)) > 0 && mcs_kv_is(buf, "mode", "decoupled");
@@ -277,13 +274,19 @@ static void test_bench_during_stress(void)
 /* While a bench runs in a child: every other harness user is refused, reads are served. */
 static void test_during_bench(void)
 {
-	int sel = -1, cfg = -1, bench = -1, run = -1, got, ret;
+	int sel = -1, cfg = -1, bench = -1, run = -1, got = 0, ret = -ECHILD, status;
+	struct mcs_counts before;
 	long t, read_ms = -1;
 	char buf[1024];
 	pid_t child;
 
-	child = bench_child("mode=decoupled clients=2 duration_ms=3000", NULL);
-	got = child > 0 ? wait_bench_threads(child, 60) : 0;
+	if (counts_settle(&before))
+		ksft_print_msg("counts did not settle\n");
+	/* one client: the other CPUs stay free for us */
+	child = bench_child("mode=decoupled clients=1 duration_ms=5000", NULL);
+	/* parent, interrupt memcg and the client */
+	if (child > 0)
+		got = wait_bench_memcgs(child, &before, 3, 60, &ret);
 	if (got == 1) {
 		sel = mcs_puts("selftest", "page_counter\n");
 		cfg = mcs_puts("config", "memcgs=8\n");
@@ -297,10 +300,17 @@ static void test_during_bench(void)
 		t = now_ms();
 		if (mcs_read("bench", buf, sizeof(buf)) >= 0)
 			read_ms = now_ms() - t;
+		/* all of the above overlapped the bench only if it still runs */
+		if (waitpid(child, &status, WNOHANG) == child) {
+			ksft_print_msg("the bench ended before the last check\n");
+			got = -1;
+			ret = child_result(status);
+		}
 	} else {
-		ksft_print_msg("no bench client thread seen\n");
+		ksft_print_msg("the bench was not seen running (%d, child %d)\n", got, ret);
 	}
-	ret = got == -1 ? -ECHILD : bench_child_wait(child);
+	if (got != -1)
+		ret = bench_child_wait(child);
 	ksft_test_result(sel == -EBUSY, "selftest write during a bench: %d (want %d)\n",
 			 sel, -EBUSY);
 	ksft_test_result(cfg == -EBUSY, "config write during a bench: %d (want %d)\n",
@@ -312,7 +322,7 @@ static void test_during_bench(void)
 	ksft_test_result(read_ms >= 0 && read_ms < READ_BOUND_MS,
 			 "bench read during a bench: %ld ms\n", read_ms);
 	ksft_test_result(!ret && mcs_read("bench", buf, sizeof(buf)) > 0 &&
-			 strstr(buf, "verdict=PASS") && strstr(buf, "duration_ms=3000"),
+			 strstr(buf, "verdict=PASS") && strstr(buf, "duration_ms=5000"),
 			 "the bench beside them finished: %d, verdict PASS\n", ret);
 }
 
@@ -355,8 +365,7 @@ static void test_many_clients(void)
 		for (;;) {
 			if (waitpid(child, &status, WNOHANG) == child) {
 				total = now_ms() - t0;
-				ret = WIFEXITED(status) && !WEXITSTATUS(status) ? 0 :
-				      WIFEXITED(status) ? -(WEXITSTATUS(status) - 1) : -ECHILD;
+				ret = child_result(status);
 				break;
 			}
 			t = now_ms();
@@ -547,9 +556,55 @@ static void test_fault_injection(void)
 			 "after fault injection: memcgs and objcgs back to their counts\n");
 }
 
+/* A valid bench first: a known last result, which no refused write may replace. */
+static void test_valid(void)
+{
+	ksft_test_result(bench_passes(GOOD_BENCH), "a valid bench: verdict PASS\n");
+}
+
+static void test_bad_bench(void)
+{
+	test_bad_writes("bench", bad_bench, ARRAY_SIZE(bad_bench));
+}
+
+static void test_bad_selftest(void)
+{
+	test_bad_writes("selftest", bad_selftest, ARRAY_SIZE(bad_selftest));
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	unsigned int rows;
+} tests[] = {
+	{ "valid", test_valid, 1 },
+	{ "bad_bench", test_bad_bench, ARRAY_SIZE(bad_bench) },
+	{ "bad_selftest", test_bad_selftest, ARRAY_SIZE(bad_selftest) },
+	{ "during_stress", test_bench_during_stress, 1 },
+	{ "during_bench", test_during_bench, 6 },
+	{ "mode", test_mode_restored, 1 },
+	{ "many_clients", test_many_clients, 2 },
+	{ "faults", test_fault_injection, 3 },
+};
+
+/* MCS_BENCH_TESTS="name,name" runs only those groups (for debugging). */
+static int selected(const char *name)
+{
+	const char *sel = getenv("MCS_BENCH_TESTS");
+	size_t len = strlen(name);
+	const char *p;
+
+	if (!sel || !*sel)
+		return 1;
+	for (p = strstr(sel, name); p; p = strstr(p + 1, name))
+		if ((p == sel || p[-1] == ',') && (p[len] == ',' || !p[len]))
+			return 1;
+	return 0;
+}
+
 int main(void)
 {
-	unsigned int nr_bench = ARRAY_SIZE(bad_bench), nr_sel = ARRAY_SIZE(bad_selftest);
+	unsigned int i, plan = 1;
 
 	memset(long_line, 'x', sizeof(long_line) - 1);
 	memcpy(long_line, "duration_ms=5 workload=", 23);
@@ -564,16 +619,12 @@ int main(void)
 	if (mcs_config(NULL))
 		ksft_exit_fail_msg("cannot write the base config\n");
 
-	ksft_set_plan(1 + nr_bench + nr_sel + 1 + 6 + 1 + 2 + 3 + 1);
-	/* a known last result, which no refused write may replace */
-	ksft_test_result(bench_passes(GOOD_BENCH), "a valid bench: verdict PASS\n");
-	test_bad_writes("bench", bad_bench, nr_bench);
-	test_bad_writes("selftest", bad_selftest, nr_sel);
-	test_bench_during_stress();
-	test_during_bench();
-	test_mode_restored();
-	test_many_clients();
-	test_fault_injection();
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		plan += selected(tests[i].name) ? tests[i].rows : 0;
+	ksft_set_plan(plan);
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		if (selected(tests[i].name))
+			tests[i].fn();
 	ksft_test_result(mcs_kmsg_clean(kmsg), "kernel log: no warning, leak or violation\n");
 	mcs_config(NULL);
 	ksft_finished();
