@@ -288,6 +288,10 @@ static void test_during_bench(void)
 	if (child > 0)
 		got = wait_bench_memcgs(child, &before, 3, 60, &ret);
 	if (got == 1) {
+		/* first, while the bench surely runs: a read must not wait for it */
+		t = now_ms();
+		if (mcs_read("bench", buf, sizeof(buf)) >= 0)
+			read_ms = now_ms() - t;
 		sel = mcs_puts("selftest", "page_counter\n");
 		cfg = mcs_puts("config", "memcgs=8\n");
 		bench = mcs_puts("bench", GOOD_BENCH);
@@ -297,9 +301,6 @@ static void test_during_bench(void)
 			mcs_puts("run", "stop");
 			mcs_wait_idle(120);
 		}
-		t = now_ms();
-		if (mcs_read("bench", buf, sizeof(buf)) >= 0)
-			read_ms = now_ms() - t;
 		/* all of the above overlapped the bench only if it still runs */
 		if (waitpid(child, &status, WNOHANG) == child) {
 			ksft_print_msg("the bench ended before the last check\n");
