@@ -20,7 +20,7 @@
 #define FAULT_NTH_MAX	120
 #define BIG_BENCH	"clients=256 duration_ms=2 mode=coupled"
 #define BIG_BOUND_MS	30000
-#define READ_BOUND_MS	3000
+#define READ_BOUND_MS	5000
 #define FAILSLAB	"/sys/kernel/debug/failslab"
 #define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc"
 
