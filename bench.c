@@ -8,6 +8,14 @@
  *   echo "mode=coupled clients=4 workload=mixed hardirq=1 duration_ms=200" > bench
  *   cat bench
  *
+ * Keys (each at most once; the ones left out take the value in brackets):
+ * mode=decoupled|coupled|none [decoupled], clients=1..256 [1],
+ * workload=pages|bytes|mixed|floor [pages], hardirq=0|1 [0], shared=0|1 [0],
+ * duration_ms=1..10000 [200].  The line goes through the module's strict
+ * parser (parse.c): whole or nothing, so an empty or blank write, a
+ * repeated or unknown key, a value out of range or a second line is
+ * -EINVAL and runs nothing.
+ *
  * Clients are kthreads bound round-robin to the online CPUs, each in its
  * own memcg below one shared parent (like netperf clients in their own
  * cgroups), each charging and uncharging in a tight loop: one page
@@ -24,35 +32,78 @@
  * run must be back to zero (bytes: to its objcg's whole leftover pages),
  * or the result says verdict=FAIL.
  *
+ * A benchmark owns the debugfs harness from its parse to its end
+ * (mcs_harness_claim()): a write while a stress run, a self-check, a config
+ * write or another benchmark is in progress gets -EBUSY.  It switches the
+ * stock mode for the measurement and puts back the mode it found.  A read
+ * never waits for a measurement: the last result has its own lock.
+ *
+ * Errors of a write: -EINVAL (bad line), -EBUSY, -ENOMEM, -EINTR (fatal
+ * signal while the clients were being created), -ETIMEDOUT (creating the
+ * clients took longer than BENCH_SETUP_MAX); a failed write leaves nothing
+ * behind and the last result as it was.
+ *
  * Context: the write runs the benchmark in the writer's task context and
- * sleeps; one run at a time (-EBUSY otherwise).
+ * sleeps.
  */
-#include <linux/cpu.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/sched/clock.h>
+#include <linux/sched/prio.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 
 #include "mcs_internal.h"
 
 #define BENCH_LINE_MAX		256
+#define BENCH_RESULT_MAX	(BENCH_LINE_MAX * 2)
 #define BENCH_MAX_CLIENTS	256
 #define BENCH_MAX_MS		10000
+#define BENCH_DEFAULT_MS	200
 #define BENCH_OBJ_SIZE		64
 #define BENCH_IRQ_PERIOD_NS	(50 * NSEC_PER_USEC)
+/* Creating every client may take this long, then the write gives up. */
+#define BENCH_SETUP_MAX		(20 * HZ)
 
 enum bench_workload { WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, NR_WL };
 
 static const char * const wl_names[NR_WL] = {
 	[WL_PAGES] = "pages", [WL_BYTES] = "bytes", [WL_MIXED] = "mixed", [WL_FLOOR] = "floor",
 };
+
+static const char * const bench_mode_names[NR_MCS_MODES] = {
+	[MCS_MODE_DECOUPLED] = "decoupled",
+	[MCS_MODE_COUPLED] = "coupled",
+	[MCS_MODE_NONE] = "none",
+};
+
+enum bench_key {
+	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION, NR_KEYS
+};
+
+static const char * const bench_keys[NR_KEYS] = {
+	[KEY_MODE] = "mode", [KEY_CLIENTS] = "clients", [KEY_WORKLOAD] = "workload",
+	[KEY_HARDIRQ] = "hardirq", [KEY_SHARED] = "shared", [KEY_DURATION] = "duration_ms",
+};
+
+/*
+ * Where a run is; one variable, so that a client never sees a later phase
+ * without the earlier ones.  Clients sleep in SETUP and STOP; EXIT ends
+ * them, RELEASE too after they released their own memcgs (in parallel:
+ * each offline waits for an RCU grace period).
+ */
+enum bench_phase { BENCH_SETUP, BENCH_LOAD, BENCH_STOP, BENCH_EXIT, BENCH_RELEASE };
 
 struct bench_params {
 	enum mcs_stock_mode mode;
@@ -69,7 +120,6 @@ struct bench_client {
 	struct mcs_objcg *objcg;	/* owned */
 	struct mcs_memcg *op_memcg;	/* charged: own, or client 0's when shared */
 	struct mcs_objcg *op_objcg;
-	struct task_struct *task;
 	u64 ops;
 	long errors;
 };
@@ -80,17 +130,44 @@ struct bench_irq {
 	u64 ops;
 };
 
+/**
+ * struct bench_run - one measurement, allocated by the write that runs it
+ * @p: its parameters
+ * @parent: memcg above every memcg of the run
+ * @irq_memcg: memcg charged by the interrupt load
+ * @irq_objcg: its objcg
+ * @clients: @p.clients client kthreads and their memcgs
+ * @irq: nr_cpu_ids interrupt timers, indexed by CPU
+ * @wq: clients sleep here while @phase does not concern them
+ * @phase: enum bench_phase
+ * @loading: clients that have not left the load loop yet
+ * @stopped: completed by the last client to leave the load loop
+ * @exited: completed by every client on its way out
+ * @ops: operations of all clients
+ * @irq_ops: operations of all interrupt timers
+ * @errors: unexpected charge failures of the clients
+ * @ns: measured time
+ * @result: the result line
+ */
 struct bench_run {
 	struct bench_params p;
 	struct mcs_memcg *parent, *irq_memcg;
 	struct mcs_objcg *irq_objcg;
 	struct bench_client *clients;
-	struct bench_irq __percpu *irq;
-	bool start, stop;
+	struct bench_irq *irq;
+	struct wait_queue_head wq;
+	int phase;
+	atomic_t loading;
+	struct completion stopped;
+	struct completion exited;
+	u64 ops, irq_ops, ns;
+	long errors;
+	char result[BENCH_RESULT_MAX];
 };
 
-static DEFINE_MUTEX(bench_mutex);
-static char bench_result[BENCH_LINE_MAX * 2];
+/* The last result; never held across a measurement, so readers never wait for one. */
+static DEFINE_MUTEX(bench_result_lock);
+static char bench_result[BENCH_RESULT_MAX];
 static DEFINE_PER_CPU(unsigned long, bench_floor);
 
 /* One charge/uncharge pair of the workload; false on an unexpected error. */
@@ -136,25 +213,51 @@ static void bench_preempt_point(void)
 	preempt_enable();
 }
 
+/* Offline and release a memcg the run created. */
+static void bench_memcg_put(struct mcs_memcg *memcg)
+{
+	mcs_memcg_offline(memcg);
+	mcs_memcg_put(memcg);
+}
+
+/* From the writer or, in BENCH_RELEASE, from the client itself. */
+static void bench_client_put(struct bench_client *c)
+{
+	if (!c->memcg)
+		return;
+	mcs_objcg_put(c->objcg);
+	bench_memcg_put(c->memcg);
+	c->objcg = NULL;
+	c->memcg = NULL;
+}
+
 static int bench_client_fn(void *arg)
 {
 	struct bench_client *c = arg;
 	struct bench_run *run = c->run;
 	u64 i = 0;
 
-	while (!READ_ONCE(run->start) && !kthread_should_stop())
-		bench_preempt_point();
-	while (!READ_ONCE(run->stop) && !kthread_should_stop()) {
+	/*
+	 * Sleep, not spin, until every client exists: spinning clients would
+	 * starve the creation of the later ones (kthreadd competes with them
+	 * for the CPUs).  A setup that fails sends us straight to EXIT.
+	 */
+	wait_event_idle(run->wq, READ_ONCE(run->phase) != BENCH_SETUP);
+	while (READ_ONCE(run->phase) == BENCH_LOAD) {
 		if (!bench_op(run, c->op_memcg, c->op_objcg, i, GFP_KERNEL))
 			c->errors++;
 		if (!(++i & 255))
 			bench_preempt_point();
 	}
 	c->ops = i;
-	/* park until stopped so that ops is read after the loop ended */
-	while (!kthread_should_stop())
-		schedule_timeout_interruptible(1);
-	return 0;
+	if (atomic_dec_and_test(&run->loading))
+		complete(&run->stopped);
+
+	wait_event_idle(run->wq, READ_ONCE(run->phase) >= BENCH_EXIT);
+	if (READ_ONCE(run->phase) == BENCH_RELEASE)
+		bench_client_put(c);
+	/* not a return: the writer may free the run and unload the module */
+	kthread_complete_and_exit(&run->exited, 0);
 }
 
 static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
@@ -163,7 +266,7 @@ static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
 	struct bench_run *run = irq->run;
 	int i;
 
-	if (READ_ONCE(run->stop))
+	if (READ_ONCE(run->phase) >= BENCH_STOP)
 		return HRTIMER_NORESTART;
 	for (i = 0; i < 4; i++, irq->ops++)
 		bench_op(run, run->irq_memcg, run->irq_objcg, irq->ops, GFP_ATOMIC);
@@ -171,11 +274,11 @@ static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
-static void irq_start(void *arg)
+static void bench_irq_start(void *arg)
 {
-	struct bench_irq *irq = this_cpu_ptr(arg);
+	struct bench_run *run = arg;
 
-	hrtimer_start(&irq->timer, ns_to_ktime(BENCH_IRQ_PERIOD_NS),
+	hrtimer_start(&run->irq[smp_processor_id()].timer, ns_to_ktime(BENCH_IRQ_PERIOD_NS),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
@@ -200,135 +303,171 @@ static bool bench_check(struct mcs_memcg *memcg, struct mcs_objcg *objcg)
 	return mcs_memcg_usage(memcg) * PAGE_SIZE == atomic_read(&objcg->nr_charged_bytes);
 }
 
-static void bench_release(struct bench_run *run)
+static int bench_client_get(struct bench_run *run, struct bench_client *c)
 {
-	unsigned int i;
-
-	for (i = 0; i < run->p.clients; i++) {
-		if (run->clients[i].objcg)
-			mcs_objcg_put(run->clients[i].objcg);
-		if (!IS_ERR_OR_NULL(run->clients[i].memcg)) {
-			mcs_memcg_offline(run->clients[i].memcg);
-			mcs_memcg_put(run->clients[i].memcg);
-		}
+	c->run = run;
+	c->memcg = mcs_memcg_create(run->parent, "bench-client");
+	if (IS_ERR(c->memcg))
+		return PTR_ERR(c->memcg);
+	c->objcg = mcs_get_objcg(c->memcg);
+	if (!c->objcg) {
+		bench_memcg_put(c->memcg);
+		return -ENOENT;
 	}
-	if (run->irq_objcg)
-		mcs_objcg_put(run->irq_objcg);
-	if (!IS_ERR_OR_NULL(run->irq_memcg)) {
-		mcs_memcg_offline(run->irq_memcg);
-		mcs_memcg_put(run->irq_memcg);
-	}
-	if (!IS_ERR_OR_NULL(run->parent)) {
-		mcs_memcg_offline(run->parent);
-		mcs_memcg_put(run->parent);
-	}
-	free_percpu(run->irq);
-	kfree(run->clients);
+	/* shared=1: every client charges client 0's memcg and objcg */
+	c->op_memcg = run->p.shared ? run->clients[0].memcg : c->memcg;
+	c->op_objcg = run->p.shared ? run->clients[0].objcg : c->objcg;
+	return 0;
 }
 
-static int bench_setup(struct bench_run *run)
+/* The tree of the run: parent, interrupt memcg, one memcg per client. */
+static int bench_memcgs_create(struct bench_run *run)
 {
 	unsigned int i;
-	int cpu;
+	int ret;
 
-	run->clients = kcalloc(run->p.clients, sizeof(*run->clients), GFP_KERNEL);
-	run->irq = alloc_percpu(struct bench_irq);
-	if (!run->clients || !run->irq)
-		return -ENOMEM;
 	run->parent = mcs_memcg_create(NULL, "bench");
 	if (IS_ERR(run->parent))
 		return PTR_ERR(run->parent);
 	run->irq_memcg = mcs_memcg_create(run->parent, "bench-irq");
-	if (IS_ERR(run->irq_memcg))
-		return PTR_ERR(run->irq_memcg);
-	run->irq_objcg = mcs_get_objcg(run->irq_memcg);
-	if (!run->irq_objcg)
-		return -ENOENT;
-
-	for (i = 0; i < run->p.clients; i++) {
-		struct bench_client *c = &run->clients[i];
-
-		c->run = run;
-		c->memcg = mcs_memcg_create(run->parent, "bench-client");
-		if (IS_ERR(c->memcg))
-			return PTR_ERR(c->memcg);
-		c->objcg = mcs_get_objcg(c->memcg);
-		if (!c->objcg)
-			return -ENOENT;
-		/* shared=1: every client charges client 0's memcg and objcg */
-		c->op_memcg = run->p.shared ? run->clients[0].memcg : c->memcg;
-		c->op_objcg = run->p.shared ? run->clients[0].objcg : c->objcg;
+	if (IS_ERR(run->irq_memcg)) {
+		ret = PTR_ERR(run->irq_memcg);
+		goto put_parent;
 	}
-	for_each_possible_cpu(cpu) {
-		struct bench_irq *irq = per_cpu_ptr(run->irq, cpu);
-
-		irq->run = run;
-		mcs_hrtimer_setup(&irq->timer, bench_irq_fn, CLOCK_MONOTONIC,
-				  HRTIMER_MODE_REL_PINNED_HARD);
+	run->irq_objcg = mcs_get_objcg(run->irq_memcg);
+	if (!run->irq_objcg) {
+		ret = -ENOENT;
+		goto put_irq_memcg;
+	}
+	for (i = 0; i < run->p.clients; i++) {
+		ret = bench_client_get(run, &run->clients[i]);
+		if (ret)
+			goto put_clients;
 	}
 	return 0;
+
+put_clients:
+	/* children before their parent: offline refuses the reverse */
+	while (i--)
+		bench_client_put(&run->clients[i]);
+	mcs_objcg_put(run->irq_objcg);
+put_irq_memcg:
+	bench_memcg_put(run->irq_memcg);
+put_parent:
+	bench_memcg_put(run->parent);
+	return ret;
 }
 
-static int bench_run_one(struct bench_run *run, char *out, size_t len)
+static void bench_memcgs_put(struct bench_run *run)
 {
-	unsigned long fails, hits, misses;
-	u64 ops = 0, irq_ops = 0, t0, ns;
-	unsigned int i, active;
-	long errors = 0;
-	bool ok = true;
-	int cpu, ret;
+	unsigned int i = run->p.clients;
 
-	ret = mcs_stock_set_mode(run->p.mode);
-	if (ret)
-		return ret;
-	ret = bench_setup(run);
-	if (ret)
-		goto out;
+	while (i--)
+		bench_client_put(&run->clients[i]);
+	mcs_objcg_put(run->irq_objcg);
+	bench_memcg_put(run->irq_memcg);
+	bench_memcg_put(run->parent);
+}
 
-	cpus_read_lock();
+/*
+ * End the first @n clients (all of them once the measurement has started)
+ * with @phase, BENCH_EXIT or BENCH_RELEASE, and wait until each is on its
+ * way out.
+ */
+static void bench_clients_end(struct bench_run *run, unsigned int n, int phase)
+{
+	unsigned int i;
+
+	WRITE_ONCE(run->phase, phase);
+	wake_up_all(&run->wq);
+	for (i = 0; i < n; i++)
+		wait_for_completion(&run->exited);
+}
+
+/*
+ * Create the clients, bound round-robin to the online CPUs, and let them
+ * go to sleep until the start.  No cpus_read_lock(): a CPU that goes down
+ * meanwhile only costs its clients their binding (the scheduler moves
+ * them), and holding the lock while kthreadd works would stall hotplug for
+ * the whole setup.
+ */
+static int bench_clients_create(struct bench_run *run)
+{
+	unsigned long deadline = jiffies + BENCH_SETUP_MAX;
+	unsigned int i;
+	int cpu = -1, ret;
+
 	for (i = 0; i < run->p.clients; i++) {
 		struct bench_client *c = &run->clients[i];
-		int n = i % num_online_cpus();
+		struct task_struct *task;
 
-		for_each_online_cpu(cpu)
-			if (n-- == 0)
-				break;
-		c->task = kthread_create_on_cpu(bench_client_fn, c, cpu, "mcs_bench/%u");
-		if (IS_ERR(c->task)) {
-			ret = PTR_ERR(c->task);
-			c->task = NULL;
-			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto stop;
 		}
-		wake_up_process(c->task);
+		if (time_after(jiffies, deadline)) {
+			pr_warn_ratelimited("memcg_stock: bench: creating %u clients took over %d s\n",
+					    run->p.clients, BENCH_SETUP_MAX / HZ);
+			ret = -ETIMEDOUT;
+			goto stop;
+		}
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		task = kthread_create(bench_client_fn, c, "mcs_bench/%u", i);
+		if (IS_ERR(task)) {
+			ret = PTR_ERR(task);
+			goto stop;
+		}
+		kthread_bind(task, cpu);
+		/*
+		 * Equal among themselves, below everything else: up to 256
+		 * spinning clients must not starve readers of this file,
+		 * kworkers, or the writer that ends the measurement.
+		 */
+		set_user_nice(task, MAX_NICE);
+		wake_up_process(task);
 	}
-	active = min(run->p.clients, num_online_cpus());
-	if (!ret && run->p.hardirq)
-		on_each_cpu(irq_start, run->irq, 1);
+	return 0;
+
+stop:
+	bench_clients_end(run, i, BENCH_EXIT);
+	return ret;
+}
+
+/* Load for p.duration_ms, then stop every client and timer. */
+static void bench_measure(struct bench_run *run)
+{
+	unsigned int i;
+	u64 t0;
+	int cpu;
 
 	t0 = ktime_get_ns();
-	WRITE_ONCE(run->start, true);
-	if (!ret)
-		msleep(run->p.duration_ms);
-	WRITE_ONCE(run->stop, true);
-	ns = ktime_get_ns() - t0;
+	WRITE_ONCE(run->phase, BENCH_LOAD);
+	wake_up_all(&run->wq);
+	if (run->p.hardirq)
+		on_each_cpu(bench_irq_start, run, 1);
+	msleep(run->p.duration_ms);
+	WRITE_ONCE(run->phase, BENCH_STOP);
+	run->ns = ktime_get_ns() - t0;
 	for_each_possible_cpu(cpu) {
-		struct bench_irq *irq = per_cpu_ptr(run->irq, cpu);
-
-		hrtimer_cancel(&irq->timer);
-		irq_ops += irq->ops;
+		hrtimer_cancel(&run->irq[cpu].timer);
+		run->irq_ops += run->irq[cpu].ops;
 	}
+	wait_for_completion(&run->stopped);
 	for (i = 0; i < run->p.clients; i++) {
-		struct bench_client *c = &run->clients[i];
-
-		if (!c->task)
-			continue;
-		kthread_stop(c->task);
-		ops += c->ops;
-		errors += c->errors;
+		run->ops += run->clients[i].ops;
+		run->errors += run->clients[i].errors;
 	}
-	cpus_read_unlock();
-	if (ret)
-		goto out;
+}
+
+/* Check the invariants and write the result line. */
+static void bench_report(struct bench_run *run)
+{
+	unsigned int i, active = min(run->p.clients, num_online_cpus());
+	unsigned long fails, hits, misses;
+	u64 ops = run->ops, ns = run->ns;
+	bool ok = true;
 
 	hits = sum_events(run, MCS_STOCK_HIT);
 	misses = sum_events(run, MCS_STOCK_MISS);
@@ -339,110 +478,167 @@ static int bench_run_one(struct bench_run *run, char *out, size_t len)
 	for (i = 0; i < run->p.clients; i++)
 		ok &= bench_check(run->clients[i].memcg, run->clients[i].objcg);
 	ok &= bench_check(run->irq_memcg, run->irq_objcg);
-	ok &= errors == 0;
+	ok &= run->errors == 0;
 
-	snprintf(out, len,
+	snprintf(run->result, sizeof(run->result),
 		 "mode=%s clients=%u workload=%s hardirq=%d shared=%d duration_ms=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu hits=%lu misses=%lu trylock_fail=%lu errors=%ld verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
 		 run->p.hardirq, run->p.shared, run->p.duration_ms, ops, ns,
 		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
-		 ops ? ns * active / ops : 0, irq_ops, hits, misses, fails, errors,
+		 ops ? ns * active / ops : 0, run->irq_ops, hits, misses, fails, run->errors,
 		 ok ? "PASS" : "FAIL");
-out:
-	bench_release(run);
-	mcs_stock_set_mode(MCS_MODE_DECOUPLED);
+}
+
+/*
+ * One measurement, from the allocations to the restored stock mode.  The
+ * caller holds the harness, so nobody else switches the mode meanwhile.
+ */
+static int bench_run(const struct bench_params *p)
+{
+	enum mcs_stock_mode found = mcs_stock_get_mode();
+	struct bench_run *run;
+	int cpu, ret;
+
+	run = kzalloc_obj(*run, GFP_KERNEL);
+	if (!run)
+		return -ENOMEM;
+	run->p = *p;
+	init_waitqueue_head(&run->wq);
+	atomic_set(&run->loading, p->clients);
+	init_completion(&run->stopped);
+	init_completion(&run->exited);
+
+	ret = -ENOMEM;
+	run->clients = kcalloc(p->clients, sizeof(*run->clients), GFP_KERNEL);
+	if (!run->clients)
+		goto free_run;
+	/* an array, not alloc_percpu(): a failure here must be quiet and injectable */
+	run->irq = kcalloc(nr_cpu_ids, sizeof(*run->irq), GFP_KERNEL);
+	if (!run->irq)
+		goto free_clients;
+	for_each_possible_cpu(cpu) {
+		run->irq[cpu].run = run;
+		mcs_hrtimer_setup(&run->irq[cpu].timer, bench_irq_fn, CLOCK_MONOTONIC,
+				  HRTIMER_MODE_REL_PINNED_HARD);
+	}
+
+	ret = bench_memcgs_create(run);
+	if (ret)
+		goto free_irq;
+	ret = mcs_stock_set_mode(p->mode);
+	if (ret)
+		goto put_memcgs;
+	ret = bench_clients_create(run);
+	if (ret)
+		goto restore_mode;
+
+	bench_measure(run);
+	bench_report(run);
+	mutex_lock(&bench_result_lock);
+	strscpy(bench_result, run->result, sizeof(bench_result));
+	mutex_unlock(&bench_result_lock);
+	bench_clients_end(run, p->clients, BENCH_RELEASE);
+
+restore_mode:
+	mcs_stock_set_mode(found);
+put_memcgs:
+	bench_memcgs_put(run);
+free_irq:
+	kfree(run->irq);
+free_clients:
+	kfree(run->clients);
+free_run:
+	kfree(run);
 	return ret;
 }
 
+/* Parse a checked line (mcs_input_copy()) into @p: all of it, or -EINVAL. */
 static int bench_parse(char *line, struct bench_params *p)
 {
-	char *tok, *val;
-	unsigned int v;
+	unsigned long seen = 0;
+	char *tok, *key, *val;
+	int k, ret;
 
 	*p = (struct bench_params){ .mode = MCS_MODE_DECOUPLED, .clients = 1,
-				    .workload = WL_PAGES, .duration_ms = 200 };
-	while ((tok = strsep(&line, " \t\n")) != NULL) {
-		if (!*tok)
-			continue;
-		val = strchr(tok, '=');
-		if (!val)
-			goto bad;
-		*val++ = '\0';
-		if (!strcmp(tok, "mode")) {
-			int m = match_string((const char * const[]){ "decoupled", "coupled",
-								   "none" }, NR_MCS_MODES, val);
-			if (m < 0)
-				goto bad;
-			p->mode = m;
-		} else if (!strcmp(tok, "workload")) {
-			int w = match_string(wl_names, NR_WL, val);
-
-			if (w < 0)
-				goto bad;
-			p->workload = w;
-		} else if (!strcmp(tok, "clients")) {
-			if (kstrtouint(val, 10, &v) || !v || v > BENCH_MAX_CLIENTS)
-				goto bad;
-			p->clients = v;
-		} else if (!strcmp(tok, "duration_ms")) {
-			if (kstrtouint(val, 10, &v) || !v || v > BENCH_MAX_MS)
-				goto bad;
-			p->duration_ms = v;
-		} else if (!strcmp(tok, "hardirq")) {
-			if (kstrtobool(val, &p->hardirq))
-				goto bad;
-		} else if (!strcmp(tok, "shared")) {
-			if (kstrtobool(val, &p->shared))
-				goto bad;
-		} else {
-			goto bad;
+				    .workload = WL_PAGES, .duration_ms = BENCH_DEFAULT_MS };
+	while ((tok = mcs_input_next(&line)) != NULL) {
+		ret = mcs_input_kv("bench", tok, &key, &val);
+		if (ret)
+			return ret;
+		k = match_string(bench_keys, NR_KEYS, key);
+		if (k < 0) {
+			pr_warn_ratelimited("memcg_stock: bench: unknown key '%s'\n", key);
+			return -EINVAL;
 		}
+		/* last-wins would let a typo in a long line go unnoticed */
+		if (seen & BIT(k)) {
+			pr_warn_ratelimited("memcg_stock: bench: %s given twice\n", key);
+			return -EINVAL;
+		}
+		seen |= BIT(k);
+
+		switch (k) {
+		case KEY_MODE:
+			ret = mcs_input_match("bench", key, val, bench_mode_names, NR_MCS_MODES);
+			if (ret >= 0)
+				p->mode = ret;
+			break;
+		case KEY_WORKLOAD:
+			ret = mcs_input_match("bench", key, val, wl_names, NR_WL);
+			if (ret >= 0)
+				p->workload = ret;
+			break;
+		case KEY_CLIENTS:
+			ret = mcs_input_uint("bench", key, val, 1, BENCH_MAX_CLIENTS, false,
+					     &p->clients);
+			break;
+		case KEY_DURATION:
+			ret = mcs_input_uint("bench", key, val, 1, BENCH_MAX_MS, false,
+					     &p->duration_ms);
+			break;
+		case KEY_HARDIRQ:
+			ret = mcs_input_bool("bench", key, val, &p->hardirq);
+			break;
+		case KEY_SHARED:
+			ret = mcs_input_bool("bench", key, val, &p->shared);
+			break;
+		}
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
-bad:
-	pr_warn("memcg_stock: bench: bad parameter '%*pE'\n", (int)strlen(tok), tok);
-	return -EINVAL;
 }
 
 static ssize_t bench_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
-	char line[BENCH_LINE_MAX], out[sizeof(bench_result)];
-	struct bench_run *run;
+	struct bench_params p;
+	char *line;
 	int ret;
 
-	if (!count || count >= sizeof(line))
-		return -EINVAL;
-	if (copy_from_user(line, ubuf, count))
-		return -EFAULT;
-	line[count] = '\0';
-
-	run = kzalloc_obj(*run, GFP_KERNEL);
-	if (!run)
-		return -ENOMEM;
-	ret = bench_parse(line, &run->p);
+	line = mcs_input_copy("bench", ubuf, count, BENCH_LINE_MAX, false);
+	if (IS_ERR(line))
+		return PTR_ERR(line);
+	ret = bench_parse(line, &p);
+	kfree(line);
 	if (ret)
-		goto free;
-	if (!mutex_trylock(&bench_mutex)) {
-		ret = -EBUSY;
-		goto free;
-	}
-	ret = bench_run_one(run, out, sizeof(out));
-	if (!ret)
-		strscpy(bench_result, out, sizeof(bench_result));
-	mutex_unlock(&bench_mutex);
-free:
-	kfree(run);
+		return ret;
+
+	ret = mcs_harness_claim(MCS_USER_BENCH);
+	if (ret)
+		return ret;
+	ret = bench_run(&p);
+	mcs_harness_release(MCS_USER_BENCH);
 	return ret ? ret : count;
 }
 
 static ssize_t bench_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
-	char out[sizeof(bench_result)];
+	char out[BENCH_RESULT_MAX];
 
-	mutex_lock(&bench_mutex);
+	mutex_lock(&bench_result_lock);
 	strscpy(out, bench_result, sizeof(out));
-	mutex_unlock(&bench_mutex);
+	mutex_unlock(&bench_result_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, out, strlen(out));
 }
 
@@ -453,6 +649,10 @@ static const struct file_operations bench_fops = {
 	.llseek = default_llseek,
 };
 
+/**
+ * mcs_bench_init() - create the debugfs file "bench"
+ * @dir: the module's debugfs directory
+ */
 void mcs_bench_init(struct dentry *dir)
 {
 	debugfs_create_file("bench", 0600, dir, NULL, &bench_fops);

@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg_stock bench, bad input and adversity: every malformed write to
+ * "bench" and "selftest" gets -EINVAL and runs nothing; a bench, a stress
+ * run, a self-check and a config write exclude each other (-EBUSY); a bench
+ * puts back the stock mode it found; 256 clients finish in bounded time
+ * while "bench" stays readable; and with fault injection (fail-nth) every
+ * allocation failure of a bench write unwinds to a clean error with
+ * nothing leaked and the module still working.
+ */
+#define _GNU_SOURCE
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "stress_lib.h"
+
+#define GOOD_BENCH	"mode=decoupled clients=1 workload=pages duration_ms=5"
+#define FAULT_BENCH	"duration_ms=5 clients=4"
+#define FAULT_NTH_MIN	40
+#define FAULT_NTH_MAX	120
+#define BIG_BENCH	"clients=256 duration_ms=2 mode=coupled"
+#define BIG_BOUND_MS	30000
+#define READ_BOUND_MS	5000
+#define FAILSLAB	"/sys/kernel/debug/failslab"
+#define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc"
+
+struct bad_write {
+	const char *what;
+	const char *data;
+	size_t len;		/* 0: strlen(data) */
+	int empty_ok;		/* 0 is fine too: the VFS may answer an empty write */
+};
+
+static char results[MCS_RESULTS_SIZE];
+static char long_line[300];
+static int kmsg = -1;
+
+/* Each would run a measurement if it were accepted (the result would change). */
+static const struct bad_write bad_bench[] = {
+	{ "empty write", "", 0, 1 },
+	{ "newline only", "\n" },
+	{ "blank line", " \n" },
+	{ "blanks only", "   " },
+	{ "repeated key", "duration_ms=5 clients=2 clients=3" },
+	{ "hardirq=yes", "duration_ms=5 hardirq=yes" },
+	{ "hardirq=true", "duration_ms=5 hardirq=true" },
+	{ "hardirq=nonsense", "duration_ms=5 hardirq=nonsense" },
+	{ "hardirq=2", "duration_ms=5 hardirq=2" },
+	{ "shared=01", "duration_ms=5 shared=01" },
+	{ "two lines", "duration_ms=5\nclients=2\n" },
+	{ "NUL then text", "duration_ms=5\0clients=2", 23 },
+	{ "clients=+4", "duration_ms=5 clients=+4" },
+	{ "clients=04 (leading zero)", "duration_ms=5 clients=04" },
+	{ "clients=0", "duration_ms=5 clients=0" },
+	{ "clients=257", "duration_ms=5 clients=257" },
+	{ "clients=-1", "duration_ms=5 clients=-1" },
+	{ "clients=0x4", "duration_ms=5 clients=0x4" },
+	{ "clients=99999999999", "duration_ms=5 clients=99999999999" },
+	{ "duration_ms=0", "duration_ms=0" },
+	{ "duration_ms=10001", "duration_ms=10001" },
+	{ "unknown key", "duration_ms=5 bogus=1" },
+	{ "key in capitals", "duration_ms=5 CLIENTS=2" },
+	{ "unknown mode", "duration_ms=5 mode=fast" },
+	{ "unknown workload", "duration_ms=5 workload=disk" },
+	{ "missing value", "duration_ms=5 clients=" },
+	{ "missing =", "duration_ms=5 clients" },
+	{ "a=b=c", "duration_ms=5 clients=2=3" },
+	{ "trailing blank", "duration_ms=5 clients=2 \n" },
+	{ "leading blank", " duration_ms=5 clients=2" },
+	{ "two blanks", "duration_ms=5  clients=2" },
+	{ "tab", "duration_ms=5\tclients=2" },
+	{ "byte above 0x7e", "duration_ms=5 mode=\xe9" },
+	{ "overlong line", long_line },
+};
+
+static const struct bad_write bad_selftest[] = {
+	{ "stock\\0garbage", "stock\0garbage", 13 },
+	{ "'stock '", "stock " },
+	{ "'stock \\n'", "stock \n" },
+	{ "two lines", "stock\nall\n" },
+	{ "unknown name", "bogus\n" },
+	{ "empty write", "", 0, 1 },
+	{ "newline only", "\n" },
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/*
+ * A bench in a child; returns its pid, or -1.  With @ready, the child
+ * writes a byte to *@ready (a pipe) just before its bench write.
+ */
+static pid_t bench_child(const char *line, int *ready)
+{
+	int fds[2] = { -1, -1 };
+	pid_t pid;
+
+	if (ready && pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int ret;
+
+		if (ready) {
+			close(fds[0]);
+			if (write(fds[1], "x", 1) != 1)
+				_exit(100);
+			close(fds[1]);
+		}
+		ret = mcs_puts("bench", line);
+		_exit(ret ? 1 + (-ret & 0x3f) : 0);
+	}
+	if (!ready)
+		return pid;
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		return -1;
+	}
+	*ready = fds[0];
+	return pid;
+}
+
+/* A bench child's wait status: 0, -errno of its write, or -ECHILD. */
+static int child_result(int status)
+{
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 100)
+		return -ECHILD;
+	return WEXITSTATUS(status) ? -(WEXITSTATUS(status) - 1) : 0;
+}
+
+static int bench_child_wait(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -ECHILD;
+	return child_result(status);
+}
+
+/*
+ * Counts settle once RCU has freed what the last bench released (a chain
+ * of grace periods: a child's free drops its parent's last reference):
+ * the same for 2 s in a row, within 30 s.
+ */
+static int counts_settle(struct mcs_counts *c)
+{
+	struct mcs_counts again;
+	int i, same = 0;
+
+	if (mcs_get_counts(c))
+		return -EIO;
+	for (i = 0; i < 120 && same < 8; i++) {
+		mcs_msleep(250);
+		if (mcs_get_counts(&again))
+			return -EIO;
+		same = memcmp(c, &again, sizeof(again)) ? 0 : same + 1;
+		*c = again;
+	}
+	return same < 8 ? -ETIMEDOUT : 0;
+}
+
+/*
+ * Wait until @child's bench has created its memcgs (@nr more than
+ * @before): it holds the harness from before that until after their
+ * release.  1; 0 after @timeout_s; -1 when the child ended first (its
+ * result in *@ret).
+ */
+static int wait_bench_memcgs(pid_t child, const struct mcs_counts *before, long nr,
+			     int timeout_s, int *ret)
+{
+	struct mcs_counts now;
+	int i, status;
+
+	for (i = 0; i < timeout_s * 100; i++) {
+		if (!mcs_get_counts(&now) && now.memcgs >= before->memcgs + nr)
+			return 1;
+		if (waitpid(child, &status, WNOHANG) == child) {
+			*ret = child_result(status);
+			return -1;
+		}
+		mcs_msleep(10);
+	}
+	return 0;
+}
+
+/* Wait up to 30 s for the counts of @before (frees run after RCU). */
+static int counts_back(const struct mcs_counts *before)
+{
+	struct mcs_counts now;
+	int i;
+
+	for (i = 0; i < 120; i++) {
+		if (!mcs_get_counts(&now) && !memcmp(before, &now, sizeof(now)))
+			return 1;
+		mcs_msleep(250);
+	}
+	return mcs_counts_same(before, &now);
+}
+
+static int bench_passes(const char *line)
+{
+	char res[1024];
+	int ret = mcs_puts("bench", line);
+
+	if (ret) {
+		ksft_print_msg("bench '%s': %s\n", line, strerror(-ret));
+		return 0;
+	}
+	if (mcs_read("bench", res, sizeof(res)) <= 0 || !strstr(res, "verdict=PASS")) {
+		ksft_print_msg("bench '%s': %s", line, res);
+		return 0;
+	}
+	return 1;
+}
+
+static void test_bad_writes(const char *file, const struct bad_write *bad, unsigned int n)
+{
+	char before[4096], after[4096];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct bad_write *b = &bad[i];
+		size_t len = b->len ?: strlen(b->data);
+		int ret, ok;
+
+		mcs_read(file, before, sizeof(before));
+		ret = mcs_write(file, b->data, len);
+		ok = ret == -EINVAL || (b->empty_ok && ret == 0);
+		/* nothing ran: the last result or report is the one before */
+		mcs_read(file, after, sizeof(after));
+		if (strcmp(before, after)) {
+			ksft_print_msg("%s changed: %s", file, after);
+			ok = 0;
+		}
+		ksft_test_result(ok, "%s rejects %s: %d (want %d)\n", file, b->what, ret, -EINVAL);
+	}
+}
+
+static void test_bench_during_stress(void)
+{
+	char block[16384], buf[4096];
+	int ret, ok;
+
+	ret = mcs_config("threads=1\nduration_ms=600000\n");
+	if (!ret)
+		ret = mcs_puts("run", "1");
+	if (!ret)
+		ret = mcs_wait_load(120);
+	ok = !ret;
+	if (ok) {
+		ret = mcs_puts("bench", GOOD_BENCH);
+		if (ret != -EBUSY) {
+			ksft_print_msg("bench during a stress run: %d\n", ret);
+			ok = 0;
+		}
+	}
+	/* stop the run whatever happened, so that the next test finds it idle */
+	ret = mcs_puts("run", "stop");
+	ret = ret ?: mcs_wait_idle(120);
+	ok = ok && !ret && mcs_read("results", results, sizeof(results)) > 0 &&
+	     mcs_case_block(results, "custom", block, sizeof(block)) &&
+	     mcs_block_ok(block, "stopped");
+	ok = ok && mcs_read("config", buf, sizeof(buf)) > 0 && mcs_kv_is(buf, "mode", "decoupled");
+	ksft_test_result(ok, "bench during a stress run: EBUSY, the run still passes\n");
+	mcs_config(NULL);
+}
+
+/* While a bench runs in a child: every other harness user is refused, reads are served. */
+static void test_during_bench(void)
+{
+	int sel = -1, cfg = -1, bench = -1, run = -1, got = 0, ret = -ECHILD, status;
+	struct mcs_counts before;
+	long t, read_ms = -1;
+	char buf[1024];
+	pid_t child;
+
+	if (counts_settle(&before))
+		ksft_print_msg("counts did not settle\n");
+	/* one client: the other CPUs stay free for us */
+	child = bench_child("mode=decoupled clients=1 duration_ms=5000", NULL);
+	/* parent, interrupt memcg and the client */
+	if (child > 0)
+		got = wait_bench_memcgs(child, &before, 3, 60, &ret);
+	if (got == 1) {
+		/* first, while the bench surely runs: a read must not wait for it */
+		t = now_ms();
+		if (mcs_read("bench", buf, sizeof(buf)) >= 0)
+			read_ms = now_ms() - t;
+		sel = mcs_puts("selftest", "page_counter\n");
+		cfg = mcs_puts("config", "memcgs=8\n");
+		bench = mcs_puts("bench", GOOD_BENCH);
+		run = mcs_puts("run", "1");
+		if (!run) {
+			/* not refused: stop it before it disturbs anything else */
+			mcs_puts("run", "stop");
+			mcs_wait_idle(120);
+		}
+		/* all of the above overlapped the bench only if it still runs */
+		if (waitpid(child, &status, WNOHANG) == child) {
+			ksft_print_msg("the bench ended before the last check\n");
+			got = -1;
+			ret = child_result(status);
+		}
+	} else {
+		ksft_print_msg("the bench was not seen running (%d, child %d)\n", got, ret);
+	}
+	if (got != -1)
+		ret = bench_child_wait(child);
+	ksft_test_result(sel == -EBUSY, "selftest write during a bench: %d (want %d)\n",
+			 sel, -EBUSY);
+	ksft_test_result(cfg == -EBUSY, "config write during a bench: %d (want %d)\n",
+			 cfg, -EBUSY);
+	ksft_test_result(run == -EBUSY, "stress run start during a bench: %d (want %d)\n",
+			 run, -EBUSY);
+	ksft_test_result(bench == -EBUSY, "second bench during a bench: %d (want %d)\n",
+			 bench, -EBUSY);
+	ksft_test_result(read_ms >= 0 && read_ms < READ_BOUND_MS,
+			 "bench read during a bench: %ld ms\n", read_ms);
+	ksft_test_result(!ret && mcs_read("bench", buf, sizeof(buf)) > 0 &&
+			 strstr(buf, "verdict=PASS") && strstr(buf, "duration_ms=5000"),
+			 "the bench beside them finished: %d, verdict PASS\n", ret);
+}
+
+static int config_mode_is(const char *mode)
+{
+	char buf[4096];
+
+	return mcs_read("config", buf, sizeof(buf)) > 0 && mcs_kv_is(buf, "mode", mode);
+}
+
+static void test_mode_restored(void)
+{
+	int ok;
+
+	ok = !mcs_puts("config", "mode=coupled\n") && config_mode_is("coupled") &&
+	     bench_passes("mode=decoupled duration_ms=5") && config_mode_is("coupled");
+	ok = ok && !mcs_puts("config", "mode=none\n") &&
+	     bench_passes("mode=coupled duration_ms=5 workload=mixed") && config_mode_is("none");
+	if (!ok) {
+		char buf[4096];
+
+		mcs_read("config", buf, sizeof(buf));
+		ksft_print_msg("config after the bench: %s", buf);
+	}
+	ok = !mcs_puts("config", "mode=decoupled\n") && ok && config_mode_is("decoupled");
+	ksft_test_result(ok, "a bench restores the stock mode it found (coupled, none)\n");
+}
+
+/* 256 clients: done within BIG_BOUND_MS while "bench" reads stay quick. */
+static void test_many_clients(void)
+{
+	long t0, t, lat, max_lat = 0, total = -1;
+	int ready = -1, reads = 0, ret = -ECHILD, status;
+	char buf[1024], c;
+	pid_t child;
+
+	t0 = now_ms();
+	child = bench_child(BIG_BENCH, &ready);
+	if (child > 0 && read(ready, &c, 1) == 1) {
+		for (;;) {
+			if (waitpid(child, &status, WNOHANG) == child) {
+				total = now_ms() - t0;
+				ret = child_result(status);
+				break;
+			}
+			t = now_ms();
+			if (mcs_read("bench", buf, sizeof(buf)) < 0)
+				break;
+			lat = now_ms() - t;
+			reads++;
+			if (lat > max_lat)
+				max_lat = lat;
+			mcs_msleep(50);
+		}
+	}
+	if (ready >= 0)
+		close(ready);
+	if (total < 0 && child > 0)
+		bench_child_wait(child);
+	ksft_test_result(!ret && total >= 0 && total < BIG_BOUND_MS &&
+			 mcs_read("bench", buf, sizeof(buf)) > 0 && strstr(buf, "clients=256") &&
+			 strstr(buf, "verdict=PASS"),
+			 "%s: %d after %ld ms (bound %d ms), verdict PASS\n",
+			 BIG_BENCH, ret, total, BIG_BOUND_MS);
+	ksft_test_result(reads > 0 && max_lat < READ_BOUND_MS,
+			 "%d reads of bench during it, the slowest %ld ms (bound %d ms)\n",
+			 reads, max_lat, READ_BOUND_MS);
+}
+
+/* ---- fault injection ------------------------------------------------------ */
+
+/* The knobs we change, their saved values, and what we set. */
+struct knob {
+	const char *path;
+	const char *val;
+	char saved[32];
+};
+
+static struct knob knobs[] = {
+	{ FAILSLAB "/verbose", "0" },		/* no stack dump: it reads as a splat */
+	{ FAILSLAB "/ignore-gfp-wait", "N" },	/* GFP_KERNEL allocations fail too */
+	{ FAILSLAB "/cache-filter", "N" },	/* every cache, not only flagged ones */
+	{ FAIL_PAGE_ALLOC "/verbose", "0" },	/* page allocations keep their defaults */
+};
+
+static void knobs_restore(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
+		if (knobs[i].saved[0])
+			mcs_path_write(knobs[i].path, knobs[i].saved, strlen(knobs[i].saved));
+}
+
+static int knobs_set(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		struct knob *k = &knobs[i];
+
+		if (mcs_path_read(k->path, k->saved, sizeof(k->saved)) <= 0) {
+			k->saved[0] = '\0';
+			if (!strncmp(k->path, FAILSLAB, strlen(FAILSLAB)))
+				return -ENOENT;
+			continue;	/* no fail_page_alloc: nothing to quiet */
+		}
+		k->saved[strcspn(k->saved, "\n")] = '\0';
+		if (mcs_path_write(k->path, k->val, strlen(k->val))) {
+			knobs_restore();
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+static int fail_nth_open(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth", (long)syscall(SYS_gettid));
+	return open(path, O_RDWR);
+}
+
+static int fail_nth_set(int fd, unsigned int n)
+{
+	char b[16];
+	int len = snprintf(b, sizeof(b), "%u", n);
+
+	return pwrite(fd, b, len, 0) == len ? 0 : -errno;
+}
+
+static long fail_nth_get(int fd)
+{
+	char b[16];
+	ssize_t n = pread(fd, b, sizeof(b) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	b[n] = '\0';
+	return strtol(b, NULL, 10);
+}
+
+/*
+ * One bench write with the @nth fault point of this thread failing; every
+ * file is opened before arming, so that only the write's own allocations
+ * count.  Returns the write's result; *@injected says if the fault fired.
+ */
+static int faulty_bench(int nfd, unsigned int nth, int *injected, long *left)
+{
+	int bfd, ret;
+	ssize_t n;
+
+	bfd = open(MCS_DIR "/bench", O_WRONLY);
+	if (bfd < 0)
+		return -errno;
+	if (fail_nth_set(nfd, nth)) {
+		close(bfd);
+		return -EIO;
+	}
+	n = write(bfd, FAULT_BENCH, strlen(FAULT_BENCH));
+	ret = n < 0 ? -errno : 0;
+	*left = fail_nth_get(nfd);
+	fail_nth_set(nfd, 0);
+	close(bfd);
+	*injected = *left == 0;
+	return ret;
+}
+
+static void test_fault_injection(void)
+{
+	int nfd, ret, injected, nr_injected = 0, bad = 0, points = -1;
+	struct mcs_counts before;
+	unsigned int nth, last;
+	char res[1024], prev[1024];
+	long left;
+
+	nfd = fail_nth_open();
+	if (nfd < 0) {
+		ksft_test_result_skip("fault injection: no fail-nth (kernel without CONFIG_FAULT_INJECTION)\n");
+		ksft_test_result_skip("after fault injection: a normal bench passes (no fail-nth)\n");
+		ksft_test_result_skip("after fault injection: no memcg or objcg leaked (no fail-nth)\n");
+		return;
+	}
+	ret = knobs_set();
+	if (ret) {
+		close(nfd);
+		ksft_test_result_skip("fault injection: no failslab in debugfs (%s)\n", strerror(-ret));
+		ksft_test_result_skip("after fault injection: a normal bench passes (no failslab)\n");
+		ksft_test_result_skip("after fault injection: no memcg or objcg leaked (no failslab)\n");
+		return;
+	}
+	if (counts_settle(&before))
+		ksft_print_msg("counts did not settle before the fault loop\n");
+
+	/* how many fault points a good write passes: a huge nth never fires */
+	ret = faulty_bench(nfd, 100000, &injected, &left);
+	if (!ret && left > 0)
+		points = 100000 - left;
+	ksft_print_msg("a bench write '%s' passes %d fault points\n", FAULT_BENCH, points);
+	last = points + 1 > FAULT_NTH_MIN ? points + 1 : FAULT_NTH_MIN;
+	if (last > FAULT_NTH_MAX)
+		last = FAULT_NTH_MAX;
+
+	for (nth = 1; nth <= last; nth++) {
+		mcs_read("bench", prev, sizeof(prev));
+		ret = faulty_bench(nfd, nth, &injected, &left);
+		nr_injected += injected;
+		mcs_read("bench", res, sizeof(res));
+		if (ret && ret != -ENOMEM) {
+			ksft_print_msg("nth=%u: %s\n", nth, strerror(-ret));
+			bad++;
+		} else if (ret && strcmp(prev, res)) {
+			ksft_print_msg("nth=%u: failed write changed the result: %s", nth, res);
+			bad++;
+		} else if (!ret && !strstr(res, "verdict=PASS")) {
+			ksft_print_msg("nth=%u: %s", nth, res);
+			bad++;
+		} else if (ret && !injected) {
+			ksft_print_msg("nth=%u: ENOMEM without an injected fault\n", nth);
+			bad++;
+		}
+	}
+	knobs_restore();
+	close(nfd);
+	ksft_test_result(!bad && nr_injected > 0 && points > 0,
+			 "fault injection nth=1..%u: %d faults fired, each write succeeded or failed with ENOMEM (%d bad)\n",
+			 last, nr_injected, bad);
+	ksft_test_result(bench_passes(FAULT_BENCH), "after fault injection: a normal bench passes\n");
+	ksft_test_result(counts_back(&before),
+			 "after fault injection: memcgs and objcgs back to their counts\n");
+}
+
+/* A valid bench first: a known last result, which no refused write may replace. */
+static void test_valid(void)
+{
+	ksft_test_result(bench_passes(GOOD_BENCH), "a valid bench: verdict PASS\n");
+}
+
+static void test_bad_bench(void)
+{
+	test_bad_writes("bench", bad_bench, ARRAY_SIZE(bad_bench));
+}
+
+static void test_bad_selftest(void)
+{
+	test_bad_writes("selftest", bad_selftest, ARRAY_SIZE(bad_selftest));
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	unsigned int rows;
+} tests[] = {
+	{ "valid", test_valid, 1 },
+	{ "bad_bench", test_bad_bench, ARRAY_SIZE(bad_bench) },
+	{ "bad_selftest", test_bad_selftest, ARRAY_SIZE(bad_selftest) },
+	{ "during_stress", test_bench_during_stress, 1 },
+	{ "during_bench", test_during_bench, 6 },
+	{ "mode", test_mode_restored, 1 },
+	{ "many_clients", test_many_clients, 2 },
+	{ "faults", test_fault_injection, 3 },
+};
+
+/* MCS_BENCH_TESTS="name,name" runs only those groups (for debugging). */
+static int selected(const char *name)
+{
+	const char *sel = getenv("MCS_BENCH_TESTS");
+	size_t len = strlen(name);
+	const char *p;
+
+	if (!sel || !*sel)
+		return 1;
+	for (p = strstr(sel, name); p; p = strstr(p + 1, name))
+		if ((p == sel || p[-1] == ',') && (p[len] == ',' || !p[len]))
+			return 1;
+	return 0;
+}
+
+int main(void)
+{
+	unsigned int i, plan = 1;
+
+	memset(long_line, 'x', sizeof(long_line) - 1);
+	memcpy(long_line, "duration_ms=5 workload=", 23);
+
+	ksft_print_header();
+	mcs_prepare();
+	kmsg = mcs_kmsg_open();
+	if (kmsg < 0)
+		ksft_print_msg("no /dev/kmsg: kernel log not checked\n");
+	if (access(MCS_DIR "/bench", W_OK))
+		ksft_exit_fail_msg("%s/bench: %s\n", MCS_DIR, strerror(errno));
+	if (mcs_config(NULL))
+		ksft_exit_fail_msg("cannot write the base config\n");
+
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		plan += selected(tests[i].name) ? tests[i].rows : 0;
+	ksft_set_plan(plan);
+	for (i = 0; i < ARRAY_SIZE(tests); i++)
+		if (selected(tests[i].name))
+			tests[i].fn();
+	ksft_test_result(mcs_kmsg_clean(kmsg), "kernel log: no warning, leak or violation\n");
+	mcs_config(NULL);
+	ksft_finished();
+}
