@@ -29,7 +29,7 @@
  * is a bare per-CPU add/sub pair, the physical limit of a stock hit.
  *
  * After each run the charges are drained and checked: every memcg of the
- * run must be back to zero (bytes: to its objcg's whole leftover pages),
+ * run must be back to zero, and so must its objcg's leftover,
  * or the result says verdict=FAIL.
  *
  * A benchmark owns the debugfs harness from its parse to its end
@@ -297,10 +297,10 @@ static unsigned long sum_events(struct bench_run *run, enum mcs_memcg_event ev)
 	return sum + stat.events[ev];
 }
 
-/* Everything drained and released: a memcg holds exactly its objcg's leftover. */
+/* Everything drained and released: neither the memcg nor its objcg holds anything. */
 static bool bench_check(struct mcs_memcg *memcg, struct mcs_objcg *objcg)
 {
-	return mcs_memcg_usage(memcg) * PAGE_SIZE == atomic_read(&objcg->nr_charged_bytes);
+	return !mcs_memcg_usage(memcg) && !mcs_objcg_leftover_bytes(objcg);
 }
 
 static int bench_client_get(struct bench_run *run, struct bench_client *c)
