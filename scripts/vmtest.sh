@@ -35,6 +35,17 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 # (unknown parameters such as MCS_SELFTEST_TIMEOUT=N reach /init's environment)
 export QEMU_APPEND="log_buf_len=4M ${MCS_SELFTEST_TIMEOUT:+MCS_SELFTEST_TIMEOUT=$MCS_SELFTEST_TIMEOUT }${QEMU_APPEND:-}"
 
+# A register dump whose EFLAGS has a reserved bit set (bit 1 must be 1;
+# 3, 5, 15 and 22-63 must be 0) cannot come from a real CPU: an emulator
+# fault, seen as "double fault" in SLUB's cmpxchg16b under TCG.
+impossible_cpu_state() {
+	local f
+	for f in $(grep -aoE 'EFLAGS: [0-9a-f]+' "$1" | awk '{print $2}'); do
+		(((0x$f & 0xffffffffffc08028) != 0 || (0x$f & 0x2) == 0)) && return 0
+	done
+	return 1
+}
+
 kernels=(${VM_KERNELS:-deb-amd64 deb-rt-amd64 dbg-generic dbg-rt})
 smp=${VM_SMP:-2}
 V=$MCS_OUT/vm
@@ -211,15 +222,18 @@ for k in "${kernels[@]}"; do
 		else
 			why+=("the judge of $k failed")
 		fi
-		# One retry, only for a kernel crash with no memcg_stock frame in
-		# it (TCG has rare emulation faults, test-rig.md): an oops in our
-		# code or any other failure is never retried.  The first log is kept.
+		# One retry, only for a kernel crash that is not ours: no
+		# memcg_stock frame in it, or a CPU state no real CPU can be in
+		# (TCG has rare emulation faults, test-rig.md).  An oops in our code
+		# or any other failure is never retried.  The first log is kept.
 		((attempt == 1)) && [[ " ${why[*]} " == *'no verdict (panic/hang)'* ]] &&
 			grep -aqE 'Oops|Kernel panic' "$d/console.log" &&
-			! grep -aE -A40 'Oops|Kernel panic|BUG:' "$d/console.log" | grep -aq '\[memcg_stock\]' ||
+			{ ! grep -aE -A40 'Oops|Kernel panic|BUG:' "$d/console.log" |
+				grep -aq '\[memcg_stock\]' ||
+				impossible_cpu_state "$d/console.log"; } ||
 			break
 		cp "$d/console.log" "$d/console.first-crash.log"
-		log "$k: RETRY: kernel crash outside memcg_stock ($(grep -aE -m1 'Oops|Kernel panic' "$d/console.log")); first log kept in $d/console.first-crash.log"
+		log "$k: RETRY: kernel crash not caused by memcg_stock ($(grep -aE -m1 'Oops|Kernel panic' "$d/console.log")$(impossible_cpu_state "$d/console.log" && echo ', impossible EFLAGS: emulator fault')); first log kept in $d/console.first-crash.log"
 	done
 	tboot=$((SECONDS - tq))
 	((qrc == 0)) || why+=("qemu exit $qrc$( ((qrc == 124)) && echo ' (timeout)')")
