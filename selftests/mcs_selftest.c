@@ -75,13 +75,37 @@ static void check_rejects(const char *what, const char *buf, size_t len, int exp
 			 what, ret, expect);
 }
 
+/*
+ * The self-check works in every stock mode and leaves the mode as it was
+ * (it used to fail with EIO after config mode=coupled or mode=none).
+ */
+static void check_selftest_in_mode(const char *mode)
+{
+	char line[64], buf[4096];
+	int ret, kept;
+
+	snprintf(line, sizeof(line), "mode=%s\n", mode);
+	ret = write_file("config", line, strlen(line));
+	if (ret) {
+		ksft_test_result_fail("selftest in mode %s: config write returned %d\n",
+				      mode, ret);
+		return;
+	}
+	ret = write_file("selftest", "stock\n", 6);
+	snprintf(line, sizeof(line), "mode=%s\n", mode);
+	kept = !read_file("config", buf, sizeof(buf)) && strstr(buf, line);
+	write_file("config", "mode=decoupled\n", 15);
+	ksft_test_result(!ret && kept, "selftest in mode %s: write %d, mode kept %d\n",
+			 mode, ret, kept);
+}
+
 int main(void)
 {
 	char big[200], buf[4096];
 	struct stat st;
 
 	ksft_print_header();
-	ksft_set_plan(9);
+	ksft_set_plan(13);
 
 	if (stat(DIR_PATH, &st) || !S_ISDIR(st.st_mode))
 		ksft_exit_fail_msg("%s missing: is memcg_stock loaded and debugfs mounted?\n",
@@ -102,6 +126,11 @@ int main(void)
 	ksft_test_result(write_file("selftest", "", 0) <= 0, "selftest ignores empty write\n");
 	check_rejects("overlong write", big, sizeof(big), -EINVAL);
 	check_rejects("binary garbage", "\x01\xff\x00page_counter", 15, -EINVAL);
+	check_rejects("text after a NUL", "stock\0garbage", 13, -EINVAL);
+	check_rejects("trailing blank", "stock \n", 7, -EINVAL);
+
+	check_selftest_in_mode("coupled");
+	check_selftest_in_mode("none");
 
 	ksft_finished();
 }
