@@ -127,7 +127,7 @@ int main(void)
 	check_rejects("overlong write", big, sizeof(big), -EINVAL);
 	check_rejects("binary garbage", "\x01\xff\x00page_counter", 15, -EINVAL);
 	check_rejects("text after a NUL", "stock\0garbage", 13, -EINVAL);
-	check_rejects("trailing blank", "stock \n", 7, -EINVAL);
+	check_rejects("trailing blank", "stock\x20\n", 7, -EINVAL);
 
 	check_selftest_in_mode("coupled");
 	check_selftest_in_mode("none");
