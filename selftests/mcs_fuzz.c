@@ -1238,6 +1238,21 @@ static int restore_state(void)
 	return ret | r;
 }
 
+/* The first @max lines of @text into the TAP log. */
+static void print_head(const char *what, const char *text, int max)
+{
+	const char *p = text;
+
+	while (*p && max-- > 0) {
+		int n = strcspn(p, "\n");
+
+		ksft_print_msg("%s: %.*s\n", what, n < 200 ? n : 200, p);
+		p += n + (p[n] == '\n');
+	}
+	if (*p)
+		ksft_print_msg("%s: ...\n", what);
+}
+
 static int config_is_saved(void)
 {
 	char now[sizeof(saved_config)];
@@ -1374,7 +1389,7 @@ int main(int argc, char **argv)
 	ok = !ret && config_is_saved();
 	ksft_test_result(ok, "no run in progress; config and parameters as found (%d)\n", ret);
 	if (!ok && mcs_read("config", buf, sizeof(buf)) > 0)
-		mcs_print_text("config now", buf);
+		print_head("config now", buf, 40);
 
 	if (reloaded) {
 		ksft_test_result_skip("leftovers: the module was reloaded, nothing to compare with\n");
@@ -1396,7 +1411,7 @@ int main(int argc, char **argv)
 	}
 	ksft_test_result(!ret, "echo all > selftest after the fuzz (%s)\n", ret ? strerror(-ret) : "ok");
 	if (ret && mcs_read("selftest", buf, sizeof(buf)) > 0)
-		mcs_print_text("selftest", buf);
+		print_head("selftest", buf, 60);
 
 	ret = mcs_config("duration_ms=200\nmemcgs=4\nchurn=1\n");
 	if (!ret) {
@@ -1409,7 +1424,7 @@ int main(int argc, char **argv)
 		     mcs_block_ok(block, "done") && !mcs_get_counts(&after) &&
 		     mcs_counts_same(&base, &after);
 		if (!ok && !ret)
-			mcs_print_text("results", results);
+			print_head("results", results, 80);
 	} else {
 		ok = 0;
 	}
