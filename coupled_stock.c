@@ -28,13 +28,17 @@ DEFINE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock) = {
 EXPORT_PER_CPU_SYMBOL_GPL(mcs_coupled_stock);
 
 /*
- * On PREEMPT_RT a local_lock_t is a sleeping lock: the coupled stock cannot
- * be taken from hardirq there (6.12 never charged from hardirq on RT).
- * Such calls bypass it: consume misses, refills go to the counters.
+ * local_lock_irqsave() does not exclude NMIs: an NMI that charged through
+ * the coupled stock could find it half updated.  And on PREEMPT_RT a
+ * local_lock_t is a sleeping lock that hardirq context cannot take (6.12
+ * never charged from hardirq on RT).  Such calls bypass the stock:
+ * consume misses, refills go to the counters.
  */
 static bool coupled_usable(void)
 {
-	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !(in_hardirq() || in_nmi());
+	if (in_nmi())
+		return false;
+	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !in_hardirq();
 }
 
 /* ---- the memcg part --------------------------------------------------- */
@@ -96,6 +100,7 @@ void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	unsigned long flags;
 
+	mcs_assert_mode_fence();
 	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable()) {
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 		return;
@@ -142,8 +147,7 @@ static void coupled_drain_obj(struct mcs_coupled_stock *stock)
 			__coupled_refill(stock, memcg, nr_pages);
 		rcu_read_unlock();
 	}
-	if (stock->nr_bytes & (PAGE_SIZE - 1))
-		atomic_add(stock->nr_bytes & (PAGE_SIZE - 1), &old->nr_charged_bytes);
+	mcs_objcg_add_leftover(old, stock->nr_bytes & (PAGE_SIZE - 1));
 	stock->nr_bytes = 0;
 	coupled_flush_stats(stock);
 	WRITE_ONCE(stock->cached_objcg, NULL);
@@ -205,8 +209,9 @@ unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_byt
 	unsigned int nr_pages = 0;
 	unsigned long flags;
 
+	mcs_assert_mode_fence();
 	if (!coupled_usable()) {
-		atomic_add(nr_bytes & (PAGE_SIZE - 1), &objcg->nr_charged_bytes);
+		mcs_objcg_add_leftover(objcg, nr_bytes & (PAGE_SIZE - 1));
 		if (account)
 			mcs_objcg_mod_stat(objcg, nid, item, acct);
 		return nr_bytes >> PAGE_SHIFT;

@@ -77,7 +77,7 @@ static int selftest_stock(struct seq_buf *log)
 	int ret;
 
 	if (mode != MCS_MODE_DECOUPLED) {
-		seq_buf_printf(log, "stock: mode %s: checking the decoupled stocks, mode restored after\n",
+		seq_buf_printf(log, "stock: mode %s: checking the decoupled stocks\n",
 			       mcs_stock_mode_name(mode));
 		mcs_stock_set_mode(MCS_MODE_DECOUPLED);
 	}

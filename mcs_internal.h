@@ -122,8 +122,9 @@ DECLARE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock);
  * @refcnt: references: callers, and one per obj stock slot caching it
  * @memcg: memcg charged; moves to the parent when that memcg goes offline
  *	(READ_ONCE under RCU)
- * @nr_charged_bytes: charged bytes that no stock holds (sub-page leftovers
- *	of drains and of failed trylocks)
+ * @nr_charged_bytes: the leftover: charged bytes that no stock holds
+ *	(sub-page remainders of drains, failed trylocks and mode "none"),
+ *	below PAGE_SIZE whenever no update is in flight
  * @is_root: the root memcg's objcg: nothing is charged or accounted
  * @list: entry in @memcg's objcg_list (under the objcg lock)
  * @rcu: freed after a grace period (stock scanners read ->memcg)
@@ -204,6 +205,14 @@ void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
 extern struct workqueue_struct *mcs_drain_wq;
 extern atomic_t mcs_pending_frees;
 
+/*
+ * Every stock refill runs in the RCU section that read the stock mode, the
+ * fence of mcs_stock_set_mode(); kernels with lockdep check it.
+ */
+#define mcs_assert_mode_fence()						\
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),				\
+			 "memcg_stock: stock refill outside the mode fence")
+
 /* The stock mode, read inline on the charge paths (no call per charge). */
 extern enum mcs_stock_mode mcs_stock_mode_cur;
 
@@ -232,6 +241,7 @@ void mcs_coupled_stock_cpu_dead(unsigned int cpu);
 struct mcs_memcg *mcs_objcg_unaccount_pages(struct mcs_objcg *objcg, unsigned int nr_pages);
 void mcs_objcg_mod_stat(struct mcs_objcg *objcg, int nid,
 			enum mcs_slab_item item, int nr_bytes);
+void mcs_objcg_add_leftover(struct mcs_objcg *objcg, unsigned int nr_bytes);
 int mcs_objcg_init(void);
 int mcs_memcg_objcg_alloc(struct mcs_memcg *memcg);
 void mcs_memcg_objcg_kill(struct mcs_memcg *memcg);

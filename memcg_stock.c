@@ -21,11 +21,18 @@
  *  - The hotplug "dead" callback drains the dead CPU's stock without the
  *    lock: nothing can run on that CPU any more.
  *  - mcs_drain_all_stock(), memcg creation, offlining and limit changes
- *    need task context and may sleep.  mcs_memcg_put() works anywhere; the
+ *    need task context and may sleep.  Offlines are serialised from start
+ *    to end (offline_mutex): a parent is offlined only after its children
+ *    are, and only once their charges have moved up.  mcs_memcg_put() works anywhere; the
  *    memory is freed after an RCU grace period because drainers read other
  *    CPUs' cached[] pointers under rcu_read_lock().
  *
- * Lock order: tree_mutex, then drain_mutex, then a stock lock.
+ * Stock modes: every path that puts something into a stock reads the
+ * mode and fills that mode's stock inside one RCU read-side section, so
+ * that mcs_stock_set_mode()'s grace period waits for every refill that
+ * still saw the old mode before its last drain.
+ *
+ * Lock order: offline_mutex, tree_mutex, drain_mutex, a stock lock.
  */
 #include <linux/module.h>
 #include <linux/cpu.h>
@@ -49,6 +56,7 @@ DEFINE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock) = {
 EXPORT_PER_CPU_SYMBOL_GPL(mcs_memcg_stock);
 
 static struct mcs_memcg *root_memcg;
+static DEFINE_MUTEX(offline_mutex);	/* one offline at a time, start to end */
 static DEFINE_MUTEX(tree_mutex);	/* parent/child lists, online state */
 static DEFINE_MUTEX(drain_mutex);	/* one drain-all at a time */
 struct workqueue_struct *mcs_drain_wq;
@@ -283,22 +291,38 @@ EXPORT_SYMBOL_GPL(mcs_memcg_create);
  * @memcg: memcg, not the root
  *
  * New charges are refused with -ENOENT from now on; existing charges stay
- * until uncharged.  Every CPU's stock is drained of the memcg's subtree
- * before this returns.  Task context.  The caller still owns its reference
- * and drops it with mcs_memcg_put().
+ * until uncharged.  The memcg's objcgs and the pages charged through them
+ * move to the parent, and every CPU's stock is drained of the memcg's
+ * subtree before this returns.  Offlines run one at a time from start to
+ * end, so the parent is never finalised while a child's charges are still
+ * on their way up.  Offlining an offline memcg does nothing.  Task
+ * context; sleeps.  The caller still owns its reference and drops it with
+ * mcs_memcg_put().
+ *
+ * Return: 0; -EBUSY when @memcg still has online children (offline them
+ * first); -EINVAL for the root.
  */
-void mcs_memcg_offline(struct mcs_memcg *memcg)
+int mcs_memcg_offline(struct mcs_memcg *memcg)
 {
-	if (WARN_ON_ONCE(mcs_memcg_is_root(memcg)))
-		return;
+	if (mcs_memcg_is_root(memcg)) {
+		pr_warn_ratelimited("memcg_stock: the root memcg cannot be offlined\n");
+		return -EINVAL;
+	}
 
+	mutex_lock(&offline_mutex);
 	mutex_lock(&tree_mutex);
 	if (!memcg->online) {
 		mutex_unlock(&tree_mutex);
-		return;
+		mutex_unlock(&offline_mutex);
+		return 0;
 	}
-	WARN_ONCE(!list_empty(&memcg->children),
-		  "memcg_stock: memcg %u offlined before its children\n", memcg->id);
+	if (!list_empty(&memcg->children)) {
+		mutex_unlock(&tree_mutex);
+		mutex_unlock(&offline_mutex);
+		pr_warn_ratelimited("memcg_stock: memcg %u has online children: offline them first\n",
+				    memcg->id);
+		return -EBUSY;
+	}
 	/*
 	 * Objcgs first, then the online flag: an objcg charge that finds the
 	 * memcg offline (-ENOENT) is then sure to find the parent when it
@@ -313,6 +337,8 @@ void mcs_memcg_offline(struct mcs_memcg *memcg)
 	synchronize_rcu();
 	mcs_memcg_reparent_objcg_charges(memcg);
 	mcs_drain_all_stock(memcg, true);
+	mutex_unlock(&offline_mutex);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_offline);
 
@@ -334,14 +360,21 @@ EXPORT_SYMBOL_GPL(mcs_memcg_id);
  * @nr_pages: limit in pages
  *
  * If usage is above the limit, the stocks (which inflate usage) are drained
- * once and the limit is tried again.  Task context.
+ * once and the limit is tried again.  Task context; sleeps.
  *
- * Return: 0 or -EBUSY when usage stays above @nr_pages.
+ * Return: 0; -EBUSY when usage stays above @nr_pages; -EINVAL for the
+ * root (charged directly, it has no limit) or @nr_pages above
+ * MCS_PAGE_COUNTER_MAX.
  */
 int mcs_memcg_set_max(struct mcs_memcg *memcg, unsigned long nr_pages)
 {
 	int ret;
 
+	if (mcs_memcg_is_root(memcg) || nr_pages > MCS_PAGE_COUNTER_MAX) {
+		pr_warn_ratelimited("memcg_stock: limit %lu refused for memcg %u\n",
+				    nr_pages, memcg->id);
+		return -EINVAL;
+	}
 	mutex_lock(&memcg->max_mutex);
 	ret = mcs_page_counter_set_max(&memcg->memory, nr_pages);
 	if (ret == -EBUSY) {
@@ -477,6 +510,7 @@ static void refill_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
 	struct mcs_memcg_stock *stock;
 	int i, empty = -1;
 
+	mcs_assert_mode_fence();
 	if (nr_pages > MCS_CHARGE_BATCH)
 		goto uncharge;
 	if (!local_trylock(&mcs_memcg_stock.lock)) {
@@ -625,13 +659,15 @@ static void drain_all_async(struct mcs_memcg *root)
 	mutex_unlock(&drain_mutex);
 }
 
-static void drain_all_sync(struct mcs_memcg *root)
+/*
+ * Caller holds drain_mutex and the CPU hotplug lock: CPUs stay online, so
+ * every work item runs on its own CPU.
+ */
+static void drain_all_sync_cpuslocked(struct mcs_memcg *root)
 {
 	int cpu;
 
-	mutex_lock(&drain_mutex);
-	/* CPUs stay online, so every work item runs on its own CPU. */
-	cpus_read_lock();
+	lockdep_assert_held(&drain_mutex);
 	/* obj stocks first: draining them returns pages to the memcgs */
 	for_each_online_cpu(cpu) {
 		struct mcs_obj_stock *obj = per_cpu_ptr(&mcs_obj_stock, cpu);
@@ -664,6 +700,13 @@ static void drain_all_sync(struct mcs_memcg *root)
 	}
 	for_each_online_cpu(cpu)
 		flush_work(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work);
+}
+
+static void drain_all_sync(struct mcs_memcg *root)
+{
+	mutex_lock(&drain_mutex);
+	cpus_read_lock();
+	drain_all_sync_cpuslocked(root);
 	cpus_read_unlock();
 	mutex_unlock(&drain_mutex);
 }
@@ -678,10 +721,15 @@ static void drain_all_sync(struct mcs_memcg *root)
  * work on the others without waiting for it.  Synchronous mode waits for
  * the drain mutex and returns only when no online CPU's stock holds a page
  * or a reference of the subtree (charges racing with it may refill).
- * Task context; the synchronous mode sleeps.
+ * Task context; the synchronous mode sleeps.  Outside task context the
+ * call is refused (ratelimited warning) and drains nothing.
  */
 void mcs_drain_all_stock(struct mcs_memcg *root, bool sync)
 {
+	if (!in_task()) {
+		pr_warn_ratelimited("memcg_stock: drain refused outside task context\n");
+		return;
+	}
 	if (sync)
 		drain_all_sync(root);
 	else
@@ -706,16 +754,24 @@ static int mcs_cpu_dead(unsigned int cpu)
 
 enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;
 
-/* Pages charged to @memcg go into the stock of @mode, or straight back. */
-static void stock_refill(enum mcs_stock_mode mode, struct mcs_memcg *memcg,
-			 unsigned int nr_pages)
+/*
+ * Pages charged to @memcg go into the stock of the current mode, or
+ * straight back.  The mode is read and its stock filled in one RCU
+ * section: mcs_stock_set_mode() waits for it before its last drain.
+ */
+static void stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
+	enum mcs_stock_mode mode;
+
+	rcu_read_lock();
+	mode = mcs_stock_mode_now();
 	if (mode == MCS_MODE_DECOUPLED)
 		refill_stock(memcg, nr_pages);
 	else if (mode == MCS_MODE_COUPLED)
 		mcs_coupled_refill(memcg, nr_pages);
 	else
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+	rcu_read_unlock();
 }
 
 /* False for requests that must not spin on anything (no reclaim bits). */
@@ -785,7 +841,8 @@ retry:
 	over = container_of(fail, struct mcs_memcg, memory);
 	mcs_memcg_event(over, MCS_MAX_EVENT);
 	trace_mcs_limit_refusal(memcg->id, over->id, nr_pages);
-	if (!drained && gfpflags_allow_blocking(gfp)) {
+	/* a drain runs work functions: task context only, whatever @gfp says */
+	if (!drained && gfpflags_allow_blocking(gfp) && in_task()) {
 		drained = true;
 		mcs_drain_all_stock(over, false);
 		goto retry;
@@ -800,7 +857,7 @@ retry:
 done_restock:
 	trace_mcs_charge_slowpath(memcg->id, nr_pages, batch);
 	if (batch > nr_pages)
-		stock_refill(mode, memcg, batch - nr_pages);
+		stock_refill(memcg, batch - nr_pages);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(mcs_try_charge);
@@ -821,7 +878,7 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 	if (mcs_memcg_is_root(memcg))
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 	else
-		stock_refill(mcs_stock_mode_now(), memcg, nr_pages);
+		stock_refill(memcg, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);
 
@@ -869,10 +926,11 @@ EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
  * mcs_stock_set_mode() - switch the per-CPU caching design
  * @mode: new mode
  *
- * Every stock of every mode is drained around the switch, so no cached
- * charge outlives it.  Meant for quiescent points (between benchmark
- * runs): charges racing with a switch stay exact but may be cached by the
- * old mode until the next drain.  Task context; sleeps.
+ * Every stock of every mode is drained around the switch, and between the
+ * two drains an RCU grace period waits for every refill that read the old
+ * mode: once this returns, no stock but the new mode's holds anything,
+ * and none will.  Charges racing with the switch stay exact.  Task
+ * context; sleeps.
  *
  * Return: 0, or -EINVAL for an unknown mode.
  */
@@ -892,13 +950,19 @@ EXPORT_SYMBOL_GPL(mcs_stock_set_mode);
 
 /* ---- module init and exit ------------------------------------------------ */
 
-/* Drain every possible CPU: online ones through their work, others here. */
+/*
+ * Module exit: drain every possible CPU, online ones through their work,
+ * the others here, and remove the hotplug state, all under one hold of
+ * the CPU hotplug lock: a CPU that went down and came back between two
+ * passes would otherwise be drained by neither.
+ */
 static void drain_everything(void)
 {
 	int cpu;
 
-	drain_all_sync(root_memcg);
+	mutex_lock(&drain_mutex);
 	cpus_read_lock();
+	drain_all_sync_cpuslocked(root_memcg);
 	for_each_possible_cpu(cpu) {
 		if (cpu_online(cpu))
 			continue;
@@ -906,7 +970,9 @@ static void drain_everything(void)
 		mcs_coupled_stock_cpu_dead(cpu);
 		drain_stock_fully(per_cpu_ptr(&mcs_memcg_stock, cpu), MCS_DRAIN_HOTPLUG);
 	}
+	cpuhp_remove_state_nocalls_cpuslocked(hp_state);
 	cpus_read_unlock();
+	mutex_unlock(&drain_mutex);
 }
 
 static int __init mcs_init(void)
@@ -967,7 +1033,6 @@ err_debugfs:
 static void __exit mcs_exit(void)
 {
 	mcs_debugfs_exit();
-	cpuhp_remove_state_nocalls(hp_state);
 	drain_everything();
 	destroy_workqueue(mcs_drain_wq);
 

@@ -17,6 +17,7 @@
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <linux/gfp.h>
+#include <linux/slab.h>
 
 /* Pages charged to the counters at once; the surplus feeds the stock. */
 #define MCS_CHARGE_BATCH	64U
@@ -107,7 +108,7 @@ struct mcs_memcg_stat {
 
 struct mcs_memcg *mcs_root_memcg(void);
 struct mcs_memcg *mcs_memcg_create(struct mcs_memcg *parent, const char *name);
-void mcs_memcg_offline(struct mcs_memcg *memcg);
+int mcs_memcg_offline(struct mcs_memcg *memcg);
 void mcs_memcg_get(struct mcs_memcg *memcg);
 void mcs_memcg_put(struct mcs_memcg *memcg);
 unsigned int mcs_memcg_id(struct mcs_memcg *memcg);
@@ -156,16 +157,24 @@ enum mcs_slab_item {
 
 struct mcs_objcg;
 
+/*
+ * Largest byte charge or uncharge: the largest kmalloc() object.  Bigger
+ * sizes get -EINVAL; the bound keeps every byte sum of the stocks and of
+ * the objcg leftovers within an int.
+ */
+#define MCS_OBJ_SIZE_MAX	KMALLOC_MAX_SIZE
+
 struct mcs_objcg *mcs_get_objcg(struct mcs_memcg *memcg);
 void mcs_objcg_get(struct mcs_objcg *objcg);
 void mcs_objcg_put(struct mcs_objcg *objcg);
 struct mcs_memcg *mcs_objcg_memcg(struct mcs_objcg *objcg);
 int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size);
-void mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size);
+int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size);
 int mcs_obj_charge_account(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 			   int nid, enum mcs_slab_item item);
-void mcs_obj_uncharge_account(struct mcs_objcg *objcg, size_t size, int nid,
-			      enum mcs_slab_item item);
+int mcs_obj_uncharge_account(struct mcs_objcg *objcg, size_t size, int nid,
+			     enum mcs_slab_item item);
+unsigned int mcs_objcg_leftover_bytes(struct mcs_objcg *objcg);
 long mcs_memcg_slab_stat(struct mcs_memcg *memcg, int nid, enum mcs_slab_item item);
 long mcs_objcg_nr_alive(void);
 

@@ -16,8 +16,18 @@
  *  - Charge, uncharge and statistics paths run in any context and only
  *    trylock the obj stock.  When that fails (interrupted holder, or any
  *    hardirq on PREEMPT_RT) whole pages are uncharged directly, the
- *    sub-page remainder goes to objcg->nr_charged_bytes, and statistics
- *    are applied directly.  Interrupts are never disabled.
+ *    sub-page remainder goes to the objcg's leftover
+ *    (objcg->nr_charged_bytes), and statistics are applied directly.
+ *    Interrupts are never disabled.
+ *  - Leftovers stay below a page: whoever makes an objcg's leftover reach
+ *    a whole page takes the whole pages off it with one cmpxchg and
+ *    uncharges them (objcg_add_leftover(); lock-free, any context).  A
+ *    leftover is thus never a pile of pages that nobody returns; once
+ *    every object is freed and the stocks are drained it is exactly 0.
+ *  - Byte sizes are bounded by MCS_OBJ_SIZE_MAX, so every sum below fits
+ *    an int.
+ *  - The stock mode is read, and that mode's stock filled, inside one RCU
+ *    section (see memcg_stock.c): a mode switch waits for it.
  *  - Lock order: the obj stock lock may be held while the memcg stock lock
  *    is tried (returning pages refills the memcg stock); never the reverse.
  *  - drain_local_obj_stock() takes the blocking lock, in task context only.
@@ -87,7 +97,8 @@ static void objcg_release(struct percpu_ref *ref)
 	/*
 	 * No stock holds it any more, so every leftover byte is here.  The
 	 * objects charged through it were freed, so the leftovers add up to
-	 * whole pages; anything else means bytes were lost or invented.
+	 * whole pages - none, since whole pages never stay on a leftover;
+	 * anything else means bytes were lost or invented.
 	 */
 	nr_bytes = atomic_xchg(&objcg->nr_charged_bytes, 0);
 	WARN_ONCE(nr_bytes & (PAGE_SIZE - 1),
@@ -254,6 +265,59 @@ static void objcg_uncharge_pages_direct(struct mcs_objcg *objcg, unsigned int nr
 }
 
 /*
+ * Add @nr_bytes, charged and owned by nobody, to @objcg's leftover.  Whole
+ * pages, of @nr_bytes or of the sum, go back to the counters at once.
+ * Only sub-page amounts are ever added to the atomic, so it stays far
+ * from overflowing however many CPUs add at once.
+ */
+void mcs_objcg_add_leftover(struct mcs_objcg *objcg, unsigned int nr_bytes)
+{
+	unsigned int nr_pages = nr_bytes >> PAGE_SHIFT;
+	int old;
+
+	nr_bytes &= PAGE_SIZE - 1;
+	if (nr_bytes) {
+		old = atomic_add_return(nr_bytes, &objcg->nr_charged_bytes);
+		while (old >= (int)PAGE_SIZE) {
+			if (atomic_try_cmpxchg(&objcg->nr_charged_bytes, &old,
+					       old & (PAGE_SIZE - 1))) {
+				nr_pages += old >> PAGE_SHIFT;
+				break;
+			}
+		}
+	}
+	if (nr_pages)
+		objcg_uncharge_pages_direct(objcg, nr_pages);
+}
+
+/* Take @nr_bytes from @objcg's leftover if it holds that many. */
+static bool objcg_take_leftover(struct mcs_objcg *objcg, unsigned int nr_bytes)
+{
+	int old = atomic_read(&objcg->nr_charged_bytes);
+
+	do {
+		if (old < (int)nr_bytes)
+			return false;
+	} while (!atomic_try_cmpxchg(&objcg->nr_charged_bytes, &old, old - nr_bytes));
+	return true;
+}
+
+/**
+ * mcs_objcg_leftover_bytes() - charged bytes an objcg holds outside any stock
+ * @objcg: objcg
+ *
+ * Sub-page remainders of drains, of busy stocks and of the stockless mode
+ * gather here.  Any context.
+ *
+ * Return: bytes, always below PAGE_SIZE once concurrent updates finish.
+ */
+unsigned int mcs_objcg_leftover_bytes(struct mcs_objcg *objcg)
+{
+	return atomic_read(&objcg->nr_charged_bytes);
+}
+EXPORT_SYMBOL_GPL(mcs_objcg_leftover_bytes);
+
+/*
  * Pages leave the objcg's accounting (they move into a memcg stock); the
  * caller is inside an RCU section and uses the memcg returned.
  */
@@ -347,10 +411,7 @@ static void drain_obj_stock_slot(struct mcs_obj_stock *stock, int i)
 
 	if (!old)
 		return;
-	if (nr_bytes >> PAGE_SHIFT)
-		objcg_uncharge_pages_direct(old, nr_bytes >> PAGE_SHIFT);
-	if (nr_bytes & (PAGE_SIZE - 1))
-		atomic_add(nr_bytes & (PAGE_SIZE - 1), &old->nr_charged_bytes);
+	mcs_objcg_add_leftover(old, nr_bytes);
 	stock->nr_bytes[i] = 0;
 	if (stock->index == i)
 		drain_obj_stock_stats(stock);
@@ -379,10 +440,10 @@ static void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *st
 	unsigned int nr_pages = 0, stocked;
 	int i, empty = -1;
 
+	mcs_assert_mode_fence();
 	if (!stock) {
-		nr_pages = nr_bytes >> PAGE_SHIFT;
-		atomic_add(nr_bytes & (PAGE_SIZE - 1), &objcg->nr_charged_bytes);
-		goto out;
+		mcs_objcg_add_leftover(objcg, nr_bytes);
+		return;
 	}
 
 	for (i = 0; i < NR_OBJ_STOCK; i++) {
@@ -411,7 +472,6 @@ static void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *st
 		stocked &= PAGE_SIZE - 1;
 	}
 	stock->nr_bytes[i] = stocked;
-out:
 	if (nr_pages)
 		objcg_uncharge_pages(objcg, nr_pages);
 }
@@ -451,134 +511,117 @@ static void __account_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *s
 	}
 }
 
-/*
- * Stock mode "none": no per-CPU cache.  The objcg's shared leftover is the
- * only reservoir of bytes, used with atomics from every CPU.
- */
-static int obj_charge_unstocked(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
-				int nid, enum mcs_slab_item item, bool account)
+/* A byte size the model accepts: see MCS_OBJ_SIZE_MAX. */
+static bool obj_args_ok(size_t size, bool account, int nid, enum mcs_slab_item item)
 {
-	int old = atomic_read(&objcg->nr_charged_bytes);
-	int ret;
-
-	do {
-		if (old < size)
-			goto charge;
-	} while (!atomic_try_cmpxchg(&objcg->nr_charged_bytes, &old, old - size));
-	goto account;
-charge:
-	ret = objcg_charge_pages(objcg, gfp, PAGE_ALIGN(size) >> PAGE_SHIFT);
-	if (ret)
-		return ret;
-	atomic_add(PAGE_ALIGN(size) - size, &objcg->nr_charged_bytes);
-account:
-	if (account)
-		mcs_objcg_mod_stat(objcg, nid, item, size);
-	return 0;
+	if (size > MCS_OBJ_SIZE_MAX)
+		return false;
+	return !account || (nid >= 0 && nid < nr_node_ids && node_possible(nid) &&
+			    (unsigned int)item < NR_MCS_SLAB_ITEMS);
 }
 
-static void obj_uncharge_unstocked(struct mcs_objcg *objcg, size_t size, int nid,
-				   enum mcs_slab_item item, bool account)
+/*
+ * Serve @size bytes from what is already charged: this CPU's stock of the
+ * current mode, or in mode "none" the objcg's leftover, the only
+ * reservoir of bytes there.  A consume needs no fence against a mode
+ * switch: it only ever takes from a stock.
+ */
+static bool obj_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
+			int nid, enum mcs_slab_item item)
 {
-	int old = atomic_add_return(size, &objcg->nr_charged_bytes);
+	struct mcs_obj_stock *stock;
+	bool ret;
 
-	if (account)
-		mcs_objcg_mod_stat(objcg, nid, item, -(int)size);
-	/* give back whole pages once more than a page is left over */
-	while (old > PAGE_SIZE) {
-		if (atomic_try_cmpxchg(&objcg->nr_charged_bytes, &old, old & (PAGE_SIZE - 1))) {
-			objcg_uncharge_pages_direct(objcg, old >> PAGE_SHIFT);
-			break;
-		}
+	switch (mcs_stock_mode_now()) {
+	case MCS_MODE_COUPLED:
+		return mcs_coupled_obj_consume(objcg, size, account, nid, item);
+	case MCS_MODE_NONE:
+		ret = objcg_take_leftover(objcg, size);
+		if (ret && account)
+			mcs_objcg_mod_stat(objcg, nid, item, size);
+		return ret;
+	default:
+		break;
 	}
+
+	stock = trylock_obj_stock(objcg);
+	ret = stock && __consume_obj_stock(objcg, stock, size);
+	if (ret && account)
+		__account_obj_stock(objcg, stock, size, nid, item);
+	unlock_obj_stock(stock);
+	return ret;
+}
+
+/*
+ * Put @nr_bytes, already charged, where the current mode keeps bytes, and
+ * account @acct bytes of slab when @account.  @allow_uncharge: see
+ * __refill_obj_stock().  Mode read and refill form one RCU section, the
+ * fence of mcs_stock_set_mode().
+ */
+static void obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
+		       bool allow_uncharge, bool account, int acct, int nid,
+		       enum mcs_slab_item item)
+{
+	struct mcs_obj_stock *stock;
+	unsigned int nr_pages;
+
+	rcu_read_lock();
+	switch (mcs_stock_mode_now()) {
+	case MCS_MODE_COUPLED:
+		nr_pages = mcs_coupled_obj_refill(objcg, nr_bytes, allow_uncharge,
+						  account, acct, nid, item);
+		if (nr_pages)
+			objcg_uncharge_pages(objcg, nr_pages);
+		break;
+	case MCS_MODE_NONE:
+		mcs_objcg_add_leftover(objcg, nr_bytes);
+		if (account)
+			mcs_objcg_mod_stat(objcg, nid, item, acct);
+		break;
+	default:
+		stock = trylock_obj_stock(objcg);
+		if (nr_bytes)
+			__refill_obj_stock(objcg, stock, nr_bytes, allow_uncharge);
+		if (account)
+			__account_obj_stock(objcg, stock, acct, nid, item);
+		unlock_obj_stock(stock);
+		break;
+	}
+	rcu_read_unlock();
 }
 
 static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 		      int nid, enum mcs_slab_item item, bool account)
 {
-	struct mcs_obj_stock *stock;
-	unsigned int nr_pages, remainder;
 	int ret;
 
-	if (size > INT_MAX ||
-	    (account && (nid < 0 || nid >= nr_node_ids || !node_possible(nid))))
+	if (!obj_args_ok(size, account, nid, item))
 		return -EINVAL;
 	if (objcg->is_root || !size)
 		return 0;
 
-	nr_pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
-	remainder = PAGE_ALIGN(size) - size;
-	switch (mcs_stock_mode_now()) {
-	case MCS_MODE_COUPLED:
-		if (mcs_coupled_obj_consume(objcg, size, account, nid, item))
-			return 0;
-		ret = objcg_charge_pages(objcg, gfp, nr_pages);
-		if (ret)
-			return ret;
-		nr_pages = mcs_coupled_obj_refill(objcg, remainder, false, account,
-						  size, nid, item);
-		if (nr_pages)
-			objcg_uncharge_pages(objcg, nr_pages);
+	if (obj_consume(objcg, size, account, nid, item))
 		return 0;
-	case MCS_MODE_NONE:
-		return obj_charge_unstocked(objcg, gfp, size, nid, item, account);
-	default:
-		break;
-	}
-
-	stock = trylock_obj_stock(objcg);
-	if (stock && __consume_obj_stock(objcg, stock, size)) {
-		if (account)
-			__account_obj_stock(objcg, stock, size, nid, item);
-		unlock_obj_stock(stock);
-		return 0;
-	}
-	unlock_obj_stock(stock);
-
-	ret = objcg_charge_pages(objcg, gfp, nr_pages);
+	ret = objcg_charge_pages(objcg, gfp, PAGE_ALIGN(size) >> PAGE_SHIFT);
 	if (ret)
 		return ret;
-
-	stock = trylock_obj_stock(objcg);
-	if (remainder)
-		__refill_obj_stock(objcg, stock, remainder, false);
-	if (account)
-		__account_obj_stock(objcg, stock, size, nid, item);
-	unlock_obj_stock(stock);
+	/* the rest of the last page stays with the objcg, for the next charge */
+	obj_refill(objcg, PAGE_ALIGN(size) - size, false, account, size, nid, item);
 	return 0;
 }
 
-static void obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
-			 enum mcs_slab_item item, bool account)
+static int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
+			enum mcs_slab_item item, bool account)
 {
-	struct mcs_obj_stock *stock;
-	unsigned int nr_pages;
-
-	if (objcg->is_root || !size)
-		return;
-	if (WARN_ON_ONCE(size > INT_MAX ||
-			 (account && (nid < 0 || nid >= nr_node_ids || !node_possible(nid)))))
-		return;
-
-	switch (mcs_stock_mode_now()) {
-	case MCS_MODE_COUPLED:
-		nr_pages = mcs_coupled_obj_refill(objcg, size, true, account, -(int)size,
-						  nid, item);
-		if (nr_pages)
-			objcg_uncharge_pages(objcg, nr_pages);
-		return;
-	case MCS_MODE_NONE:
-		obj_uncharge_unstocked(objcg, size, nid, item, account);
-		return;
-	default:
-		break;
+	if (!obj_args_ok(size, account, nid, item)) {
+		pr_warn_ratelimited("memcg_stock: byte uncharge of %zu (node %d, item %d) refused\n",
+				    size, nid, item);
+		return -EINVAL;
 	}
-
-	stock = trylock_obj_stock(objcg);
-	__refill_obj_stock(objcg, stock, size, true);
-	if (account)
-		__account_obj_stock(objcg, stock, -(int)size, nid, item);
-	unlock_obj_stock(stock);
+	if (objcg->is_root || !size)
+		return 0;
+	obj_refill(objcg, size, true, account, -(int)size, nid, item);
+	return 0;
 }
 
 /**
@@ -591,7 +634,8 @@ static void obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
  * are charged and the rest of the last page is kept in the stock.  Any
  * context.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0; -ENOMEM when a limit refuses the pages; -EINVAL when @size
+ * is above MCS_OBJ_SIZE_MAX.
  */
 int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 {
@@ -605,10 +649,13 @@ EXPORT_SYMBOL_GPL(mcs_obj_charge);
  * @size: bytes
  *
  * Any context.
+ *
+ * Return: 0, or -EINVAL (nothing changed) when @size is above
+ * MCS_OBJ_SIZE_MAX.
  */
-void mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
+int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 {
-	obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false);
+	return obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false);
 }
 EXPORT_SYMBOL_GPL(mcs_obj_uncharge);
 
@@ -623,7 +670,8 @@ EXPORT_SYMBOL_GPL(mcs_obj_uncharge);
  * Like mcs_obj_charge() plus the per-node slab statistic of the memcg, both
  * under one trylock of the obj stock, like a slab allocation hook.
  *
- * Return: 0, -ENOMEM, or -EINVAL for a node that does not exist.
+ * Return: 0, -ENOMEM, or -EINVAL for a node that does not exist, an
+ * unknown @item, or @size above MCS_OBJ_SIZE_MAX.
  */
 int mcs_obj_charge_account(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 			   int nid, enum mcs_slab_item item)
@@ -638,11 +686,15 @@ EXPORT_SYMBOL_GPL(mcs_obj_charge_account);
  * @size: bytes
  * @nid: node given at charge time
  * @item: statistic given at charge time
+ *
+ * Any context.
+ *
+ * Return: 0, or -EINVAL (nothing changed) for a bad @nid, @item or @size.
  */
-void mcs_obj_uncharge_account(struct mcs_objcg *objcg, size_t size, int nid,
-			      enum mcs_slab_item item)
+int mcs_obj_uncharge_account(struct mcs_objcg *objcg, size_t size, int nid,
+			     enum mcs_slab_item item)
 {
-	obj_uncharge(objcg, size, nid, item, true);
+	return obj_uncharge(objcg, size, nid, item, true);
 }
 EXPORT_SYMBOL_GPL(mcs_obj_uncharge_account);
 

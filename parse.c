@@ -15,6 +15,7 @@
  *
  * Context: task context (copies from user space); no locks.
  */
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -119,7 +120,9 @@ bad:
  */
 char *mcs_input_next(char **cursor)
 {
-	return strsep(cursor, " \n");
+	static const char seps[] = { ' ', '\n', '\0' };
+
+	return strsep(cursor, seps);
 }
 
 /**

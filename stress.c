@@ -53,6 +53,19 @@
  *    nobody holds stress_mutex while calling into CPU hotplug or waiting
  *    for the load: that keeps the two locks unordered.
  *
+ * Bounded time: every config that "config" accepts finishes within its
+ * duration plus the time to set up and check.  Workers pass a real
+ * preemption point after every operation (stress_preempt_point()), and the
+ * interrupt timers stretch their period so that their callbacks take at
+ * most a fifth of a CPU each (stress_timer_next()); "results" reports the
+ * period achieved.  A case turns on the contexts it names, but refuses to
+ * start when it needs a period that the config turned off (hardirq_us=0
+ * or drain_ms=0): run returns -EINVAL.
+ *
+ * Exclusion: a run holds the harness claim (mcs_harness_claim(), shared
+ * with the benchmark and the self-checks) from its start until its
+ * controller ends, a config write while it applies; the loser gets -EBUSY.
+ *
  * Lock order: stress_mutex, then the module's own locks (a config write
  * with mode= switches the stock mode, which drains, under stress_mutex).
  */
@@ -86,15 +99,16 @@
 #define STRESS_MAX_THREADS	8
 #define STRESS_RING_SLOTS	32	/* live charges per worker, timer, churn */
 #define STRESS_IRQ_BATCH	4	/* operations per timer expiry */
+#define STRESS_IRQ_IDLE		4	/* a timer leaves the CPU 4x its callback's cost */
 #define STRESS_SOFTIRQ_US	100	/* period of the softirq timer */
 #define STRESS_CHURN_OPS	16	/* churn thread operations per memcg */
 #define STRESS_GRAVEYARD	128	/* offline churn memcgs awaiting their check */
 #define STRESS_CASE_LIMIT	64	/* pages: "limit" case max when config has none */
 #define STRESS_HOTPLUG_MS	20	/* pause between CPU hotplug cycles */
+#define STRESS_HOTPLUG_WAIT_MS	20000	/* load extension awaiting a first hotplug cycle */
 #define STRESS_TICK_MS		20	/* controller polling period */
-#define STRESS_WRITE_MAX	1024	/* bytes per config write */
 #define STRESS_LINE_MAX		64	/* characters per config line */
-#define STRESS_CMD_MAX		32	/* bytes per run write */
+#define STRESS_CMD_MAX		31	/* characters of a run command */
 #define STRESS_LOGGED		8	/* violations logged per case */
 #define STRESS_VIOLATION_LEN	640
 
@@ -241,6 +255,12 @@ struct stress_ring {
 	struct stress_live slot[STRESS_RING_SLOTS];
 };
 
+/* What an interrupt timer did; its callback is the one writer. */
+struct stress_timer_stat {
+	unsigned long expiries;
+	unsigned long stretched;	/* later than one period: see stress_timer_next() */
+};
+
 struct stress_run;
 
 struct stress_worker {
@@ -260,6 +280,8 @@ struct stress_cpu {
 	u32 seed_soft;
 	struct stress_tally tally_hard;
 	struct stress_tally tally_soft;
+	struct stress_timer_stat stat_hard;
+	struct stress_timer_stat stat_soft;
 	struct stress_ring ring_hard;
 	struct stress_ring ring_soft;
 	local_t nested_fail[STRESS_NR_BUCKETS];
@@ -294,7 +316,7 @@ enum stress_check {
 };
 
 static const char * const check_names[NR_STRESS_CHECKS] = {
-	"counters_zero", "references_zero", "leftover_whole_pages", "stats_exact",
+	"counters_zero", "references_zero", "leftover_zero", "stats_exact",
 	"objects_freed", "no_underflow", "no_misuse", "no_errors",
 };
 
@@ -323,6 +345,7 @@ struct stress_result {
 	unsigned long churn_released;
 	unsigned long alloc_failures;
 	unsigned long faults_injected;
+	struct stress_timer_stat timer[NR_STRESS_CTX];	/* softirq and hardirq */
 	enum stress_hotplug hotplug;
 	unsigned long hotplug_cycles;
 	unsigned long hotplug_errors;
@@ -662,11 +685,27 @@ static void stress_op(struct stress_run *run, struct stress_ring *ring,
 
 /* ---- per-CPU load: workers and timers -------------------------------------- */
 
+/*
+ * A real preemption point for a kthread that loops without sleeping.
+ * cond_resched() does nothing on a preemptible kernel, where the loop is
+ * meant to be preempted by the interrupt that sets need_resched.  But an
+ * interrupt that arrives while interrupts are off is taken when they are
+ * enabled again, and some architectures (UML: every per-CPU operation
+ * disables interrupts) do not check for preemption there; a worker that
+ * is never preempted starves the RCU grace-period kthread and the
+ * controller.  preempt_enable() checks need_resched on every kernel.
+ */
+static void stress_preempt_point(void)
+{
+	cond_resched();
+	preempt_disable();
+	preempt_enable();
+}
+
 static int stress_worker_fn(void *data)
 {
 	struct stress_worker *w = data;
 	struct stress_run *run = w->run;
-	unsigned int n = 0;
 
 	while (!kthread_should_stop()) {
 		if (run->cfg.ops && w->tally.ops >= run->cfg.ops) {
@@ -682,35 +721,61 @@ static int stress_worker_fn(void *data)
 		migrate_disable();
 		stress_op(run, &w->ring, &w->tally, &w->seed, CTX_TASK);
 		migrate_enable();
-		if (!(++n % 32))
-			cond_resched();
+		stress_preempt_point();
 	}
 	return 0;
+}
+
+/*
+ * The next expiry of an interrupt timer whose callback ran from @start
+ * until now: one period after the previous expiry, unless that leaves the
+ * CPU less than STRESS_IRQ_IDLE times the callback's cost before the next
+ * one.  A callback slower than its period (hardirq_us=10 under KASAN, or on
+ * UML where an interrupt costs host signals) would otherwise run back to
+ * back and starve everything else on the CPU, RCU's kthreads included: the
+ * timer takes at most 1 / (1 + STRESS_IRQ_IDLE) of the CPU.  The results
+ * report how often that stretched the period and the period achieved.
+ */
+static void stress_timer_next(struct hrtimer *timer, ktime_t period, ktime_t start,
+			      struct stress_timer_stat *stat)
+{
+	ktime_t end = ktime_get();
+	ktime_t next = ktime_add(hrtimer_get_expires(timer), period);
+	ktime_t floor = ktime_add(end, ktime_sub(end, start) * STRESS_IRQ_IDLE);
+
+	if (ktime_before(next, floor)) {
+		next = floor;
+		stat->stretched++;
+	}
+	stat->expiries++;
+	hrtimer_set_expires(timer, next);
 }
 
 static enum hrtimer_restart stress_hardirq_fn(struct hrtimer *timer)
 {
 	struct stress_cpu *c = container_of(timer, struct stress_cpu, hard);
+	ktime_t start = ktime_get();
 	int i;
 
 	if (READ_ONCE(c->stopping))
 		return HRTIMER_NORESTART;
 	for (i = 0; i < STRESS_IRQ_BATCH; i++)
 		stress_op(c->run, &c->ring_hard, &c->tally_hard, &c->seed_hard, CTX_HARDIRQ);
-	hrtimer_forward_now(timer, c->run->hard_period);
+	stress_timer_next(timer, c->run->hard_period, start, &c->stat_hard);
 	return HRTIMER_RESTART;
 }
 
 static enum hrtimer_restart stress_softirq_fn(struct hrtimer *timer)
 {
 	struct stress_cpu *c = container_of(timer, struct stress_cpu, soft);
+	ktime_t start = ktime_get();
 	int i;
 
 	if (READ_ONCE(c->stopping))
 		return HRTIMER_NORESTART;
 	for (i = 0; i < STRESS_IRQ_BATCH; i++)
 		stress_op(c->run, &c->ring_soft, &c->tally_soft, &c->seed_soft, CTX_SOFTIRQ);
-	hrtimer_forward_now(timer, c->run->soft_period);
+	stress_timer_next(timer, c->run->soft_period, start, &c->stat_soft);
 	return HRTIMER_RESTART;
 }
 
@@ -954,7 +1019,7 @@ static int stress_churn_fn(void *data)
 				run->alloc_failures++;
 			else
 				stress_violation(run, CHECK_ERRORS, "churn create: %d", ret);
-			cond_resched();
+			stress_preempt_point();
 			continue;
 		}
 		run->churn_created++;
@@ -1047,7 +1112,7 @@ static int stress_hotplug_fn(void *data)
 			if (!ret)
 				ret = stress_cpu_up(cpu);
 			if (!ret)
-				run->hotplug_cycles++;
+				WRITE_ONCE(run->hotplug_cycles, run->hotplug_cycles + 1);
 			else if (ret < 0)
 				run->hotplug_errors++;
 		}
@@ -1376,31 +1441,16 @@ static void stress_check_stocks(struct stress_run *run)
 }
 
 /*
- * Everything was released and drained.  What the counters may still hold
- * are the whole pages left on the tree's own objcgs (they go back when an
- * objcg is released), so a memcg's usage must equal the leftovers of its
- * subtree, exactly.
+ * Everything was released and drained.  Leftovers never keep whole pages
+ * and the sub-page rests of freed objects add up to whole pages, so every
+ * objcg holds 0 bytes and every memcg 0 pages, exactly.
  */
 static void stress_check_tree(struct stress_run *run)
 {
 	struct stress_result *res = run->res;
-	unsigned long leftover[STRESS_MAX_MEMCGS] = { };
 	unsigned long commits = 0, pgpgin = 0;
 	unsigned int n = run->nr_memcgs;
 	int i, nid, item;
-
-	for (i = n - 1; i >= 0; i--) {
-		struct stress_memcg *sm = &run->memcg[i];
-		unsigned int bytes = atomic_read(&sm->objcg->nr_charged_bytes);
-
-		if (bytes % PAGE_SIZE)
-			stress_violation(run, CHECK_LEFTOVER, "memcg %u: objcg keeps %u bytes",
-					 sm->memcg->id, bytes);
-		/* children come after their parent: their sums are complete */
-		leftover[i] += bytes >> PAGE_SHIFT;
-		if (sm->parent >= 0)
-			leftover[sm->parent] += leftover[i];
-	}
 
 	for (i = 0; i < n; i++) {
 		struct stress_memcg *sm = &run->memcg[i];
@@ -1413,10 +1463,13 @@ static void stress_check_tree(struct stress_run *run)
 		mcs_memcg_stat(sm->memcg, &st);
 		for (ev = 0; ev < NR_MCS_EVENTS; ev++)
 			res->events[ev] += st.events[ev];
-		if (st.usage != leftover[i])
-			stress_violation(run, CHECK_COUNTERS,
-					 "memcg %u: usage %lu after the drain, objcg pages %lu",
-					 id, st.usage, leftover[i]);
+		/* whole pages never stay on a leftover: nothing may be left */
+		if (mcs_objcg_leftover_bytes(sm->objcg))
+			stress_violation(run, CHECK_LEFTOVER, "memcg %u: objcg keeps %u bytes",
+					 id, mcs_objcg_leftover_bytes(sm->objcg));
+		if (st.usage)
+			stress_violation(run, CHECK_COUNTERS, "memcg %u: usage %lu after the drain",
+					 id, st.usage);
 		/* ours, plus one per child memcg */
 		if (refs != 1 + sm->children)
 			stress_violation(run, CHECK_REFS, "memcg %u: %u references, expected %u",
@@ -1485,6 +1538,11 @@ static void stress_check_settled(struct stress_run *run, const struct stress_sna
 	if (atomic_read(&run->worker_failures))
 		stress_violation(run, CHECK_ERRORS, "%d workers could not be created",
 				 atomic_read(&run->worker_failures));
+	/* a case that ran its course with hotplug on must have cycled a CPU */
+	if (res->hotplug == HOTPLUG_ON && res->status == STATUS_RUNNING && !res->hotplug_cycles)
+		stress_violation(run, CHECK_ERRORS,
+				 "hotplug: no CPU down/up cycle completed in %llu ms (%lu errors)",
+				 div_u64(res->elapsed_us, 1000), res->hotplug_errors);
 }
 
 /* ---- the driver ----------------------------------------------------------------------- */
@@ -1522,6 +1580,10 @@ static void stress_collect(struct stress_run *run)
 				continue;
 			tally_add(&res->ctx[CTX_HARDIRQ], &c->tally_hard);
 			tally_add(&res->ctx[CTX_SOFTIRQ], &c->tally_soft);
+			res->timer[CTX_HARDIRQ].expiries += c->stat_hard.expiries;
+			res->timer[CTX_HARDIRQ].stretched += c->stat_hard.stretched;
+			res->timer[CTX_SOFTIRQ].expiries += c->stat_soft.expiries;
+			res->timer[CTX_SOFTIRQ].stretched += c->stat_soft.stretched;
 			for (i = 0; i < STRESS_MAX_THREADS; i++)
 				tally_add(&res->ctx[CTX_TASK], &c->worker[i].tally);
 		}
@@ -1579,13 +1641,12 @@ static void stress_case_config(struct stress_config *cfg, const struct stress_co
 		return;
 	cfg->threads = sc->threads;
 	cfg->page_pct = sc->page_pct;
-	cfg->hardirq_us = 0;
-	if (sc->flags & CASE_HARDIRQ)
-		cfg->hardirq_us = base->hardirq_us ?: stress_defaults.hardirq_us;
+	/* stress_start() refused a case whose period the config turned off */
+	if (!(sc->flags & CASE_HARDIRQ))
+		cfg->hardirq_us = 0;
 	cfg->softirq = !!(sc->flags & CASE_SOFTIRQ);
-	cfg->drain_ms = 0;
-	if (sc->flags & CASE_DRAIN)
-		cfg->drain_ms = base->drain_ms ?: stress_defaults.drain_ms;
+	if (!(sc->flags & CASE_DRAIN))
+		cfg->drain_ms = 0;
 	cfg->churn = !!(sc->flags & CASE_CHURN);
 	cfg->hotplug = !!(sc->flags & CASE_HOTPLUG);
 	cfg->limit = 0;
@@ -1623,28 +1684,62 @@ static void stress_reset_case(struct stress_run *run)
 			    cpumask_weight(&run->online_at_start);
 }
 
-static void stress_load(struct stress_run *run)
+/*
+ * A case whose CPU hotplug cycling has not completed one down/up cycle yet
+ * goes on (up to STRESS_HOTPLUG_WAIT_MS more) rather than end untested:
+ * a cycle takes hundreds of milliseconds on a slow machine.
+ */
+static bool stress_hotplug_pending(struct stress_run *run, ktime_t deadline)
 {
-	ktime_t deadline;
+	return hotplug_wanted(run) && !READ_ONCE(run->hotplug_cycles) &&
+	       ktime_before(ktime_get(), ktime_add_ms(deadline, STRESS_HOTPLUG_WAIT_MS));
+}
+
+/* The load runs: until the duration, the ops budget or a stop. */
+static void stress_load_wait(struct stress_run *run)
+{
+	ktime_t deadline = ktime_add_ms(run->started, run->cfg.duration_ms);
+
+	while (!wait_event_timeout(run->wait, READ_ONCE(run->stop_req),
+				   msecs_to_jiffies(STRESS_TICK_MS))) {
+		if (stress_hotplug_pending(run, deadline))
+			continue;
+		if (ktime_after(ktime_get(), deadline))
+			break;
+		if (run->cfg.ops && stress_budget_spent(run))
+			break;
+	}
+}
+
+/*
+ * Start the load generators, let them run, stop them.  The elapsed time
+ * covers every operation counted: from before the first generator starts
+ * until the last one has stopped, so that ops / elapsed is a true rate
+ * even for a case stopped at once.
+ */
+static int stress_load(struct stress_run *run)
+{
+	int ret = 0;
 
 	mutex_lock(&stress_mutex);
 	run->phase = PHASE_LOAD;
 	run->started = ktime_get();
 	mutex_unlock(&stress_mutex);
 
-	deadline = ktime_add_ms(run->started, run->cfg.duration_ms);
-	while (!wait_event_timeout(run->wait, READ_ONCE(run->stop_req),
-				   msecs_to_jiffies(STRESS_TICK_MS))) {
-		if (ktime_after(ktime_get(), deadline))
-			break;
-		if (run->cfg.ops && stress_budget_spent(run))
-			break;
+	if (!READ_ONCE(run->stop_req)) {
+		ret = actors_start(run);
+		if (!ret) {
+			stress_load_wait(run);
+			actors_stop(run);
+		}
 	}
+
 	mutex_lock(&stress_mutex);
 	if (run->stop_req)
 		run->res->status = STATUS_STOPPED;
 	run->res->elapsed_us = ktime_us_delta(ktime_get(), run->started);
 	mutex_unlock(&stress_mutex);
+	return ret;
 }
 
 static void stress_report(struct stress_result *res)
@@ -1652,14 +1747,16 @@ static void stress_report(struct stress_result *res)
 	const struct stress_tally *t = res->ctx;
 	unsigned long hits = res->events[MCS_STOCK_HIT];
 	unsigned long lookups = hits + res->events[MCS_STOCK_MISS];
-	u64 ops = 0, mops, hit;
+	unsigned long irqs = res->timer[CTX_HARDIRQ].expiries;
+	u64 ops = 0, mops, hit, period;
 	int i;
 
 	for (i = 0; i < NR_STRESS_CTX; i++)
 		ops += t[i].ops;
+	period = irqs ? div64_u64(res->elapsed_us * max(res->cpus, 1U), irqs) : 0;
 	mops = div64_u64(ops * 1000, max_t(u64, res->elapsed_us, 1));
 	hit = lookups ? div64_u64((u64)hits * 10000, lookups) : 0;
-	pr_info("memcg_stock: stress: %s %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu\n",
+	pr_info("memcg_stock: stress: %s %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu hardirq_period_us=%llu\n",
 		res->name, res->nr_violations ? "FAIL" : "PASS", status_names[res->status],
 		ops, t[CTX_TASK].ops,
 		t[CTX_SOFTIRQ].ops, t[CTX_HARDIRQ].ops, t[CTX_CHURN].ops,
@@ -1667,7 +1764,7 @@ static void stress_report(struct stress_result *res)
 		t[CTX_TASK].refusals + t[CTX_SOFTIRQ].refusals + t[CTX_HARDIRQ].refusals +
 		t[CTX_CHURN].refusals, res->drains_async + res->drains_sync,
 		res->churn_created, res->alloc_failures, hotplug_names[res->hotplug],
-		res->hotplug_cycles);
+		res->hotplug_cycles, period);
 }
 
 /* One case: build, load, stop, release, drain, check, tear down. */
@@ -1704,13 +1801,10 @@ static void stress_run_case(struct stress_run *run, unsigned int k)
 	if (!ret)
 		ret = stress_setup_tree(run);
 	if (!ret)
-		ret = actors_start(run);
+		ret = stress_load(run);
 	if (ret) {
 		res->status = STATUS_SETUP_FAILED;
 		res->setup_error = ret;
-	} else {
-		stress_load(run);
-		actors_stop(run);
 	}
 
 	mutex_lock(&stress_mutex);
@@ -1742,8 +1836,10 @@ static void stress_controller(struct work_struct *work)
 	for (k = 0; k < run->nr_cases && !READ_ONCE(run->stop_req); k++)
 		stress_run_case(run, k);
 
+	/* whoever sees the run ended may claim the harness */
 	mutex_lock(&stress_mutex);
 	run->state = READ_ONCE(run->stop_req) ? STATE_STOPPED : STATE_DONE;
+	mcs_harness_release(MCS_USER_STRESS);
 	mutex_unlock(&stress_mutex);
 }
 
@@ -1754,58 +1850,52 @@ static unsigned int *config_field(struct stress_config *cfg, const struct stress
 	return (void *)cfg + key->offset;
 }
 
-static bool key_accepts(const struct stress_key *key, unsigned int v)
-{
-	return (key->zero_off && !v) || (v >= key->min && v <= key->max);
-}
-
 /* A parsed write: applied whole or not at all. */
 struct config_update {
 	unsigned int value[ARRAY_SIZE(stress_keys)];
 	unsigned long seen;
-	int mode;			/* -1: no mode= line */
+	int mode;			/* -1: no mode= token */
 };
+
+#define CONFIG_WHAT	"stress: config"
 
 static int config_parse_mode(const char *value, struct config_update *up)
 {
+	const char *names[NR_MCS_MODES];
 	int i;
 
 	if (up->mode >= 0) {
 		pr_warn("memcg_stock: stress: config: key 'mode' given twice\n");
 		return -EINVAL;
 	}
-	for (i = 0; i < NR_MCS_MODES; i++) {
-		if (!strcmp(value, mcs_stock_mode_name(i))) {
-			up->mode = i;
-			return 0;
-		}
-	}
-	pr_warn("memcg_stock: stress: config: mode=%*pE: expected decoupled, coupled or none\n",
-		(int)strlen(value), value);
-	return -EINVAL;
+	for (i = 0; i < NR_MCS_MODES; i++)
+		names[i] = mcs_stock_mode_name(i);
+	i = mcs_input_match(CONFIG_WHAT, STRESS_MODE_KEY, value, names, NR_MCS_MODES);
+	if (i < 0)
+		return i;
+	up->mode = i;
+	return 0;
 }
 
-static int config_parse_line(char *line, struct config_update *up)
+/* One key=value token, checked by mcs_input_copy() for its shape. */
+static int config_parse_token(char *tok, struct config_update *up)
 {
 	const struct stress_key *key;
-	char *value = strchr(line, '=');
+	char *name, *value;
 	unsigned int i, v;
+	int ret;
 
-	if (!value) {
-		pr_warn("memcg_stock: stress: config: malformed line '%*pE': expected key=value\n",
-			(int)strlen(line), line);
-		return -EINVAL;
-	}
-	*value++ = '\0';
-	if (!strcmp(line, STRESS_MODE_KEY))
+	ret = mcs_input_kv(CONFIG_WHAT, tok, &name, &value);
+	if (ret)
+		return ret;
+	if (!strcmp(name, STRESS_MODE_KEY))
 		return config_parse_mode(value, up);
 
 	for (i = 0; i < ARRAY_SIZE(stress_keys); i++)
-		if (!strcmp(line, stress_keys[i].name))
+		if (!strcmp(name, stress_keys[i].name))
 			break;
 	if (i == ARRAY_SIZE(stress_keys)) {
-		pr_warn("memcg_stock: stress: config: unknown key '%*pE'\n",
-			(int)strlen(line), line);
+		pr_warn("memcg_stock: stress: config: unknown key '%s'\n", name);
 		return -EINVAL;
 	}
 	key = &stress_keys[i];
@@ -1813,17 +1903,20 @@ static int config_parse_line(char *line, struct config_update *up)
 		pr_warn("memcg_stock: stress: config: key '%s' given twice\n", key->name);
 		return -EINVAL;
 	}
-	if (kstrtouint(value, 10, &v) || !key_accepts(key, v)) {
-		pr_warn("memcg_stock: stress: config: %s=%*pE: expected %s%u..%u\n",
-			key->name, (int)strlen(value), value, key->zero_off ? "0 (off) or " : "",
-			key->min, key->max);
-		return -EINVAL;
-	}
+	ret = mcs_input_uint(CONFIG_WHAT, key->name, value, key->min, key->max,
+			     key->zero_off, &v);
+	if (ret)
+		return ret;
 	up->value[i] = v;
 	up->seen |= BIT(i);
 	return 0;
 }
 
+/*
+ * Under the harness claim of a config write: a benchmark or a self-check
+ * in progress (they switch the stock mode too) makes it -EBUSY, and so
+ * does a stress run, which holds the claim from its start to its end.
+ */
 static int config_apply(const struct config_update *up)
 {
 	unsigned int i;
@@ -1839,69 +1932,47 @@ static int config_apply(const struct config_update *up)
 		ret = -EBUSY;
 		goto unlock;
 	}
+	ret = mcs_harness_claim(MCS_USER_CONFIG);
+	if (ret)
+		goto unlock;
 	/* the only step that can fail comes first: a refusal changes nothing */
 	if (up->mode >= 0) {
 		ret = mcs_stock_set_mode(up->mode);
-		if (ret) {
+		if (ret)
 			pr_warn("memcg_stock: stress: config: mode=%s: %pe\n",
 				mcs_stock_mode_name(up->mode), ERR_PTR(ret));
-			goto unlock;
-		}
 	}
-	for (i = 0; i < ARRAY_SIZE(stress_keys); i++)
-		if (up->seen & BIT(i))
-			*config_field(&stress_config, &stress_keys[i]) = up->value[i];
+	if (!ret)
+		for (i = 0; i < ARRAY_SIZE(stress_keys); i++)
+			if (up->seen & BIT(i))
+				*config_field(&stress_config, &stress_keys[i]) = up->value[i];
+	mcs_harness_release(MCS_USER_CONFIG);
 unlock:
 	mutex_unlock(&stress_mutex);
 	return ret;
 }
 
+/*
+ * One or more lines of key=value tokens separated by single blanks
+ * (mcs_input_copy() has the exact rules), each line at most
+ * STRESS_LINE_MAX characters.  Applied whole or not at all.
+ */
 static ssize_t config_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	struct config_update up = { .mode = -1 };
-	unsigned int nr_lines = 0;
-	char *buf, *p, *line;
+	char *buf, *cursor, *tok;
 	int ret = 0;
 
 	BUILD_BUG_ON(ARRAY_SIZE(stress_keys) > BITS_PER_LONG);
-	if (!count || count > STRESS_WRITE_MAX) {
-		pr_warn("memcg_stock: stress: config: write of %zu bytes, expected 1..%d\n",
-			count, STRESS_WRITE_MAX);
-		return -EINVAL;
-	}
-	buf = memdup_user_nul(ubuf, count);
+	buf = mcs_input_copy(CONFIG_WHAT, ubuf, count, STRESS_LINE_MAX, true);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	if (strlen(buf) != count) {
-		pr_warn("memcg_stock: stress: config: NUL byte in the write\n");
-		ret = -EINVAL;
-		goto out;
-	}
-
-	p = buf;
-	while ((line = strsep(&p, "\n"))) {
-		line = strim(line);
-		if (!*line)
-			continue;
-		if (strlen(line) > STRESS_LINE_MAX) {
-			pr_warn("memcg_stock: stress: config: line of %zu characters, at most %d\n",
-				strlen(line), STRESS_LINE_MAX);
-			ret = -EINVAL;
-			goto out;
-		}
-		ret = config_parse_line(line, &up);
-		if (ret)
-			goto out;
-		nr_lines++;
-	}
-	if (!nr_lines) {
-		pr_warn("memcg_stock: stress: config: no key=value line\n");
-		ret = -EINVAL;
-		goto out;
-	}
-	ret = config_apply(&up);
-out:
+	cursor = buf;
+	while (!ret && (tok = mcs_input_next(&cursor)))
+		ret = config_parse_token(tok, &up);
+	if (!ret)
+		ret = config_apply(&up);
 	kfree(buf);
 	return ret ?: count;
 }
@@ -1935,27 +2006,71 @@ static const struct file_operations config_fops = {
 
 /* ---- debugfs: run ------------------------------------------------------------------------ */
 
+/*
+ * A case turns on the contexts it names whatever the config's softirq,
+ * churn and hotplug keys say, but takes the hardirq and drainer periods
+ * from the config: when the config turned one off (0), a case that needs it
+ * cannot run as configured and is refused rather than run with a period
+ * nobody asked for.
+ */
+static int stress_cases_runnable(const struct stress_config *cfg, int first,
+				 unsigned int nr)
+{
+	unsigned int k;
+
+	for (k = 0; first >= 0 && k < nr; k++) {
+		const struct stress_case *sc = &stress_cases[first + k];
+
+		if ((sc->flags & CASE_HARDIRQ) && !cfg->hardirq_us) {
+			pr_warn("memcg_stock: stress: run: case %s needs hardirq context, but hardirq_us=0 (off)\n",
+				sc->name);
+			return -EINVAL;
+		}
+		if ((sc->flags & CASE_DRAIN) && !cfg->drain_ms) {
+			pr_warn("memcg_stock: stress: run: case %s needs the drainer, but drain_ms=0 (off)\n",
+				sc->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A run holds the harness claim from here until its controller has
+ * finished (stress_controller() releases it), so that a benchmark, a
+ * self-check or a config write cannot change the stock mode or the
+ * global counters under it.
+ */
 static int stress_start(int first, unsigned int nr)
 {
 	struct stress_run *run = &stress_run;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&stress_mutex);
 	if (stress_dead) {
 		ret = -ENODEV;
-	} else if (run->state == STATE_RUNNING) {
+		goto unlock;
+	}
+	if (run->state == STATE_RUNNING) {
 		pr_warn("memcg_stock: stress: run: a run is in progress\n");
 		ret = -EBUSY;
-	} else {
-		run->base = stress_config;
-		run->first_case = first;
-		run->nr_cases = nr;
-		run->nr_results = 0;
-		run->res = NULL;
-		WRITE_ONCE(run->stop_req, false);
-		run->state = STATE_RUNNING;
-		queue_work(stress_wq, &run->work);
+		goto unlock;
 	}
+	ret = stress_cases_runnable(&stress_config, first, nr);
+	if (ret)
+		goto unlock;
+	ret = mcs_harness_claim(MCS_USER_STRESS);
+	if (ret)
+		goto unlock;
+	run->base = stress_config;
+	run->first_case = first;
+	run->nr_cases = nr;
+	run->nr_results = 0;
+	run->res = NULL;
+	WRITE_ONCE(run->stop_req, false);
+	run->state = STATE_RUNNING;
+	queue_work(stress_wq, &run->work);
+unlock:
 	mutex_unlock(&stress_mutex);
 	return ret;
 }
@@ -1969,31 +2084,25 @@ static void stress_stop(void)
 	wake_up(&stress_run.wait);
 }
 
+/* One command, one line: 1, all, a case name, stop (or 0). */
 static ssize_t run_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
 {
-	char buf[STRESS_CMD_MAX];
+	char *buf, *cursor, *cmd;
 	unsigned int i;
-	char *cmd;
 	int ret;
 
-	if (!count || count >= sizeof(buf)) {
-		pr_warn("memcg_stock: stress: run: write of %zu bytes, expected 1..%zu\n",
-			count, sizeof(buf) - 1);
-		return -EINVAL;
-	}
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (strlen(buf) != count) {
-		pr_warn("memcg_stock: stress: run: NUL byte in the write\n");
-		return -EINVAL;
-	}
-	cmd = strim(buf);
-
-	if (!strcmp(cmd, "stop") || !strcmp(cmd, "0")) {
+	buf = mcs_input_copy("stress: run", ubuf, count, STRESS_CMD_MAX, false);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	cursor = buf;
+	cmd = mcs_input_next(&cursor);
+	if (cursor) {
+		pr_warn("memcg_stock: stress: run: one command expected\n");
+		ret = -EINVAL;
+	} else if (!strcmp(cmd, "stop") || !strcmp(cmd, "0")) {
 		stress_stop();
-		return count;
+		ret = 0;
 	} else if (!strcmp(cmd, "1")) {
 		ret = stress_start(-1, 1);
 	} else if (!strcmp(cmd, "all")) {
@@ -2002,11 +2111,15 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 		for (i = 0; i < ARRAY_SIZE(stress_cases); i++)
 			if (!strcmp(cmd, stress_cases[i].name))
 				break;
-		ret = i < ARRAY_SIZE(stress_cases) ? stress_start(i, 1) : -EINVAL;
+		if (i < ARRAY_SIZE(stress_cases)) {
+			ret = stress_start(i, 1);
+		} else {
+			pr_warn("memcg_stock: stress: run: '%s': expected 1, all, stop or a case name\n",
+				cmd);
+			ret = -EINVAL;
+		}
 	}
-	if (ret == -EINVAL)
-		pr_warn("memcg_stock: stress: run: '%*pE': expected 1, all, stop or a case name\n",
-			(int)strlen(cmd), cmd);
+	kfree(buf);
 	return ret ?: count;
 }
 
@@ -2082,6 +2195,23 @@ static const struct file_operations run_fops = {
 
 /* ---- debugfs: results ---------------------------------------------------------------------- */
 
+/*
+ * An interrupt timer's achieved period and rate per CPU, over the elapsed
+ * time; 0 when it never expired.
+ */
+static void timer_show(struct seq_file *m, const struct stress_result *res,
+		       enum stress_ctx ctx)
+{
+	const struct stress_timer_stat *st = &res->timer[ctx];
+	u64 cpu_us = res->elapsed_us * max(res->cpus, 1U);
+	u64 period = st->expiries ? div64_u64(cpu_us, st->expiries) : 0;
+	u64 rate = div64_u64((u64)st->expiries * USEC_PER_SEC, max_t(u64, cpu_us, 1));
+
+	seq_printf(m, "%s_expiries=%lu\n%s_stretched=%lu\n%s_period_us=%llu\n%s_rate_hz=%llu\n",
+		   ctx_names[ctx], st->expiries, ctx_names[ctx], st->stretched,
+		   ctx_names[ctx], period, ctx_names[ctx], rate);
+}
+
 static void result_show(struct seq_file *m, const struct stress_result *res)
 {
 	const struct stress_config *cfg = &res->cfg;
@@ -2105,6 +2235,8 @@ static void result_show(struct seq_file *m, const struct stress_result *res)
 	seq_printf(m, "hardirq_us=%u\nsoftirq=%u\ndrain_ms=%u\nchurn=%u\n",
 		   cfg->hardirq_us, cfg->softirq, cfg->drain_ms, cfg->churn);
 	seq_printf(m, "elapsed_ms=%llu\n", div_u64(res->elapsed_us, 1000));
+	timer_show(m, res, CTX_HARDIRQ);
+	timer_show(m, res, CTX_SOFTIRQ);
 
 	for (i = 0; i < NR_STRESS_CTX; i++)
 		tally_add(&sum, &res->ctx[i]);

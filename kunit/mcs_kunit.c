@@ -83,6 +83,32 @@ int mcs_test_leak_check_init(struct kunit *test)
 	return kunit_add_action(test, leak_check, test);
 }
 
+/*
+ * Start @per_cpu bound kthreads running @fn on every online CPU, at most
+ * @max, into @t.  Returns how many started; the case fails below two.
+ * The caller stops them with kthread_stop().
+ */
+int mcs_test_kthreads(struct kunit *test, int (*fn)(void *arg), void *arg,
+		      unsigned int per_cpu, struct task_struct **t, unsigned int max,
+		      const char *name)
+{
+	unsigned int i, n = 0;
+	int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		for (i = 0; i < per_cpu && n < max; i++) {
+			t[n] = kthread_create_on_cpu(fn, arg, cpu, name);
+			if (IS_ERR(t[n]))
+				break;
+			wake_up_process(t[n++]);
+		}
+	}
+	cpus_read_unlock();
+	KUNIT_EXPECT_GE(test, n, 2U);
+	return n;
+}
+
 /* ---- load generator ----------------------------------------------------- */
 
 struct load_cpu;

@@ -13,6 +13,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/random.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -415,6 +416,111 @@ static void stock_offline_refuses_and_drains(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
 }
 
+/* misuse of offline and limits is an error, not a warning, and changes nothing */
+static void stock_offline_order_refused(struct kunit *test)
+{
+	struct mcs_memcg *parent = test_memcg(test, NULL);
+	struct mcs_memcg *child = test_memcg(test, parent);
+
+	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(parent), -EBUSY);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(parent->online));
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(parent, GFP_KERNEL, 1), 0);
+	mcs_uncharge_pages(parent, 1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(mcs_root_memcg()), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_set_max(mcs_root_memcg(), 10), -EINVAL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(mcs_root_memcg()->memory.max), MCS_PAGE_COUNTER_MAX);
+
+	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(child), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(child), 0);	/* once is enough */
+	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(parent), 0);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(parent, GFP_KERNEL, 1), -ENOENT);
+}
+
+/*
+ * A child and its parent offlined at the same time, the parent the moment
+ * the child is marked offline: the parent must not be finalised before
+ * the child's objcg pages reach it.  Hundreds of rounds, two kthreads.
+ */
+struct offline_race {
+	struct mcs_memcg *parent, *child;
+	struct completion go;
+	int parent_ret;
+};
+
+static int offline_race_child_fn(void *arg)
+{
+	struct offline_race *r = arg;
+
+	wait_for_completion(&r->go);
+	mcs_memcg_offline(r->child);
+	return 0;
+}
+
+static int offline_race_parent_fn(void *arg)
+{
+	struct offline_race *r = arg;
+
+	wait_for_completion(&r->go);
+	/* both may share a CPU on a kernel without preemption: yield */
+	while (READ_ONCE(r->child->online))
+		cond_resched();
+	r->parent_ret = mcs_memcg_offline(r->parent);
+	return 0;
+}
+
+static void stock_offline_child_parent_race(struct kunit *test)
+{
+	struct mcs_memcg *top = test_memcg(test, NULL);
+	long underflows = mcs_page_counter_underflows();
+	int round, rounds = 200;
+
+	for (round = 0; round < rounds; round++) {
+		struct offline_race r = { };
+		struct task_struct *tc, *tp;
+		struct mcs_objcg *objcg;
+		unsigned long parent_usage;
+
+		r.parent = mcs_memcg_create(top, "race-parent");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(r.parent));
+		r.child = mcs_memcg_create(r.parent, "race-child");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(r.child));
+		init_completion(&r.go);
+		objcg = mcs_get_objcg(r.child);
+		KUNIT_ASSERT_NOT_NULL(test, objcg);
+		/* live bytes through the child's objcg: pages at the child's level */
+		KUNIT_ASSERT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, 2 * PAGE_SIZE + 100), 0);
+
+		tc = kthread_run(offline_race_child_fn, &r, "mcs_off_c");
+		tp = kthread_run(offline_race_parent_fn, &r, "mcs_off_p");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(tc) || IS_ERR(tp));
+		get_task_struct(tc);
+		get_task_struct(tp);
+		complete_all(&r.go);
+		kthread_stop(tc);
+		kthread_stop(tp);
+		put_task_struct(tc);
+		put_task_struct(tp);
+
+		KUNIT_EXPECT_EQ(test, r.parent_ret, 0);
+		KUNIT_EXPECT_FALSE(test, READ_ONCE(r.parent->online));
+		/* the objcg now charges above both; free the bytes there */
+		KUNIT_EXPECT_PTR_EQ(test, mcs_objcg_memcg(objcg), top);
+		mcs_obj_uncharge(objcg, 2 * PAGE_SIZE + 100);
+		mcs_objcg_put(objcg);
+		mcs_drain_all_stock(top, true);
+		parent_usage = mcs_memcg_usage(r.parent);
+		KUNIT_EXPECT_EQ(test, parent_usage, 0UL);
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(r.child), 0UL);
+		mcs_memcg_put(r.child);
+		mcs_memcg_put(r.parent);
+		if (parent_usage)
+			break;
+	}
+	mcs_wait_for_frees();
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(top), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_page_counter_underflows(), underflows);
+}
+
 /* ---- rule 7: hotplug --------------------------------------------------------- */
 
 static void stock_hotplug_drains_dead_cpu(struct kunit *test)
@@ -503,6 +609,8 @@ static struct kunit_case memcg_stock_cases[] = {
 	KUNIT_CASE(stock_drain_sync_subtree),
 	KUNIT_CASE(stock_drain_async),
 	KUNIT_CASE(stock_offline_refuses_and_drains),
+	KUNIT_CASE(stock_offline_order_refused),
+	KUNIT_CASE_SLOW(stock_offline_child_parent_race),
 	KUNIT_CASE(stock_hotplug_drains_dead_cpu),
 	KUNIT_CASE_SLOW(stock_all_contexts_exact),
 	{}

@@ -11,6 +11,8 @@
  */
 #include <kunit/test.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -80,6 +82,8 @@ static void obj_byte_conservation(struct kunit *test)
 			live[k] = live[--n];
 		}
 		EXPECT_BYTES_CONSERVED(test, memcg, objcg, live_bytes);
+		/* the leftover never holds a whole page */
+		KUNIT_EXPECT_LT(test, mcs_objcg_leftover_bytes(objcg), (unsigned int)PAGE_SIZE);
 		/* slots stay bounded */
 		KUNIT_EXPECT_LE(test, stocked_bytes(objcg), (long)num_possible_cpus() * U16_MAX);
 		if (!(i % 128))
@@ -89,12 +93,11 @@ static void obj_byte_conservation(struct kunit *test)
 		mcs_obj_uncharge(objcg, live[--n]);
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 
-	/* nothing live, nothing stocked: the leftover is whole pages */
+	/* nothing live, nothing stocked: nothing left over, nothing charged */
 	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 0L);
-	KUNIT_EXPECT_EQ(test, atomic_read(&objcg->nr_charged_bytes) & (PAGE_SIZE - 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
 	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg),
-			(unsigned long)atomic_long_read(&memcg->objcg_pages));
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 }
 
 /* a slot that goes over a page on uncharge gives whole pages back */
@@ -184,8 +187,10 @@ static void obj_trylock_held_falls_back(struct kunit *test)
 	/* statistics went straight to the memcg */
 	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, 0, MCS_SLAB_UNRECLAIMABLE), 100L);
 
+	/* the leftover reached a page: it went back at once */
 	mcs_obj_uncharge_account(objcg, 100, 0, MCS_SLAB_UNRECLAIMABLE);
-	KUNIT_EXPECT_EQ(test, atomic_read(&objcg->nr_charged_bytes), (int)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 0L);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, 0, MCS_SLAB_UNRECLAIMABLE), 0L);
 	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
 
@@ -196,7 +201,7 @@ static void obj_trylock_held_falls_back(struct kunit *test)
 	local_unlock(&mcs_obj_stock.lock);
 	KUNIT_EXPECT_TRUE(test, memcg_lock_free);
 
-	/* the leftover page is returned once the stock is usable again */
+	/* a usable stock again: still exact */
 	migrate_disable();
 	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, 8), 0);
 	mcs_obj_uncharge(objcg, 8);
@@ -397,39 +402,118 @@ static void obj_reparent_under_traffic(struct kunit *test)
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(parent, nid, MCS_SLAB_RECLAIMABLE), 0L);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(child, nid, MCS_SLAB_RECLAIMABLE), 0L);
-	/* what is left on the parent is exactly the objcgs' leftover pages */
+	/* nothing live, nothing stocked: no leftover, nothing charged */
 	for (i = 0; i < NR_LOAD_OBJCGS; i++)
-		KUNIT_EXPECT_EQ(test, atomic_read(&l->objcg[i]->nr_charged_bytes) &
-				(PAGE_SIZE - 1), 0);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent),
-			(unsigned long)atomic_long_read(&parent->objcg_pages));
-	/* the release of the objcgs (leak check) must bring the parent to 0 */
+		KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(l->objcg[i]), 0U);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&parent->objcg_pages), 0L);
 }
 
-static void obj_release_returns_leftover(struct kunit *test)
+/*
+ * Busy stock (what every hardirq sees on PREEMPT_RT): the sub-page rests
+ * gather on the objcg, and whole pages go back the moment they form.
+ */
+static void obj_leftover_below_a_page(struct kunit *test)
 {
 	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
-	struct mcs_objcg *objcg = mcs_get_objcg(memcg);
+	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
+	unsigned int peak = 0, end_bytes = 0;
+	long end_pages = 0;
+	int errors = 0;
+	size_t sizes[64];
+	u32 seed = 11;
+	int i, round;
 
-	KUNIT_ASSERT_NOT_NULL(test, objcg);
-	KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_obj_stock.lock));
 	/*
-	 * Busy stock: 3 pages charged, 10 bytes left over; the uncharge
-	 * returns 2 whole pages and leaves the rest over: one page in all.
+	 * No KUnit check while the stock is held (atomic on !RT): a failing
+	 * one would allocate.  Record, check after.
 	 */
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, 3 * PAGE_SIZE - 10), 0);
-	mcs_obj_uncharge(objcg, 3 * PAGE_SIZE - 10);
+	KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_obj_stock.lock));
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			sizes[i] = 1 + mcs_load_next(&seed) % (2 * PAGE_SIZE);
+			if (mcs_obj_charge(objcg, GFP_NOWAIT, sizes[i])) {
+				errors++;
+				sizes[i] = 0;
+			}
+			peak = max(peak, mcs_objcg_leftover_bytes(objcg));
+		}
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			mcs_obj_uncharge(objcg, sizes[i]);
+			peak = max(peak, mcs_objcg_leftover_bytes(objcg));
+		}
+		/*
+		 * Every object freed, no drain: the objcg holds nothing (the
+		 * memcg stock, a separate cache, may hold pages of the memcg).
+		 */
+		end_bytes = max(end_bytes, mcs_objcg_leftover_bytes(objcg));
+		end_pages = max(end_pages, atomic_long_read(&memcg->objcg_pages));
+	}
 	local_unlock(&mcs_obj_stock.lock);
-	KUNIT_EXPECT_EQ(test, atomic_read(&objcg->nr_charged_bytes), (int)PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 1L);
+	KUNIT_EXPECT_EQ(test, errors, 0);
+	KUNIT_EXPECT_LT(test, peak, (unsigned int)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, end_bytes, 0U);
+	KUNIT_EXPECT_EQ(test, end_pages, 0L);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
+}
 
-	/* offline: the leftover page now belongs to the parent (the root) */
-	mcs_memcg_offline(memcg);
+/* the same from two kthreads per CPU at once, each on its own CPU's busy stock */
+struct leftover_race {
+	struct mcs_objcg *objcg;
+	atomic_t errors;
+	atomic_t running;
+};
+
+static int leftover_race_fn(void *arg)
+{
+	struct leftover_race *r = arg;
+	u32 seed = (u32)(unsigned long)current;
+	size_t sizes[16];
+	int i, round;
+
+	for (round = 0; round < 300 && !kthread_should_stop(); round++) {
+		migrate_disable();
+		if (!local_trylock(&mcs_obj_stock.lock)) {
+			migrate_enable();
+			continue;
+		}
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			sizes[i] = 1 + mcs_load_next(&seed) % PAGE_SIZE;
+			if (mcs_obj_charge(r->objcg, GFP_NOWAIT, sizes[i]))
+				atomic_inc(&r->errors);
+		}
+		for (i = 0; i < ARRAY_SIZE(sizes); i++)
+			mcs_obj_uncharge(r->objcg, sizes[i]);
+		local_unlock(&mcs_obj_stock.lock);
+		migrate_enable();
+		cond_resched();
+	}
+	atomic_dec(&r->running);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void obj_leftover_concurrent_exact(struct kunit *test)
+{
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	struct leftover_race r = { .objcg = mcs_test_objcg(test, memcg) };
+	struct task_struct *t[8];
+	int i, n;
+
+	/* counted before they start: a thread may finish before the next starts */
+	atomic_set(&r.running, ARRAY_SIZE(t));
+	n = mcs_test_kthreads(test, leftover_race_fn, &r, 2, t, ARRAY_SIZE(t), "mcs_left/%u");
+	atomic_sub(ARRAY_SIZE(t) - n, &r.running);
+	while (atomic_read(&r.running))
+		usleep_range(2000, 5000);
+	for (i = 0; i < n; i++)
+		kthread_stop(t[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r.errors), 0);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(r.objcg), 0U);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 0L);
+	mcs_drain_all_stock(memcg, true);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 1UL);
-	mcs_objcg_put(objcg);		/* last reference: the leftover goes back */
-	mcs_wait_for_frees();
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
 }
 
 static struct kunit_case obj_stock_cases[] = {
@@ -440,7 +524,8 @@ static struct kunit_case obj_stock_cases[] = {
 	KUNIT_CASE(obj_slab_stats_exact),
 	KUNIT_CASE(obj_drain_all),
 	KUNIT_CASE(obj_hotplug_drains_dead_cpu),
-	KUNIT_CASE(obj_release_returns_leftover),
+	KUNIT_CASE(obj_leftover_below_a_page),
+	KUNIT_CASE_SLOW(obj_leftover_concurrent_exact),
 	KUNIT_CASE_SLOW(obj_all_contexts_exact),
 	KUNIT_CASE_SLOW(obj_reparent_under_traffic),
 	{}

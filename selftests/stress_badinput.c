@@ -24,6 +24,7 @@ struct bad_write {
 static char results[MCS_RESULTS_SIZE];
 static char big[8192];
 static char long_line[160];
+static char blank_line[80];	/* a good line padded with blanks past 64 characters */
 static int kmsg = -1;
 
 static const struct bad_write bad_writes[] = {
@@ -52,6 +53,19 @@ static const struct bad_write bad_writes[] = {
 	{ "NUL inside", "config", "memcgs=4\0depth=2\n", 17, -EINVAL },
 	{ "unknown mode", "config", "mode=fast\n", 0, -EINVAL },
 	{ "good lines, one bad", "config", "memcgs=4\ndepth=3\nbogus=1\n", 0, -EINVAL },
+	{ "plus sign", "config", "memcgs=+5\n", 0, -EINVAL },
+	{ "trailing 0xA0 byte", "config", "memcgs=5\xa0\n", 0, -EINVAL },
+	{ "line over 64 characters of blanks", "config", blank_line, 0, -EINVAL },
+	{ "trailing tab", "config", "memcgs=5\t\n", 0, -EINVAL },
+	{ "leading tab", "config", "\tmemcgs=5\n", 0, -EINVAL },
+	{ "tab between tokens", "config", "memcgs=5\tdepth=3\n", 0, -EINVAL },
+	{ "leading zero", "config", "memcgs=05\n", 0, -EINVAL },
+	{ "two blanks between tokens", "config", "memcgs=5  depth=3\n", 0, -EINVAL },
+	{ "leading blank", "config", " memcgs=5\n", 0, -EINVAL },
+	{ "empty line between lines", "config", "memcgs=5\n\ndepth=3\n", 0, -EINVAL },
+	{ "CRLF line end", "config", "memcgs=5\r\n", 0, -EINVAL },
+	{ "mode in capitals", "config", "mode=Coupled\n", 0, -EINVAL },
+	{ "mode given twice", "config", "mode=none mode=coupled\n", 0, -EINVAL },
 	{ "run: garbage", "run", "\xff\x01", 0, -EINVAL },
 	{ "run: unknown command", "run", "start\n", 0, -EINVAL },
 	{ "run: 2", "run", "2\n", 0, -EINVAL },
@@ -59,6 +73,11 @@ static const struct bad_write bad_writes[] = {
 	{ "run: empty write", "run", "", 0, -EINVAL, 1 },
 	{ "run: huge write", "run", big, sizeof(big), -EINVAL },
 	{ "run: NUL inside", "run", "1\0all", 5, -EINVAL },
+	{ "run: leading blank", "run", " 1\n", 0, -EINVAL },
+	{ "run: trailing tab", "run", "1\t\n", 0, -EINVAL },
+	{ "run: trailing 0xA0 byte", "run", "all\xa0", 0, -EINVAL },
+	{ "run: two lines", "run", "1\nall\n", 0, -EINVAL },
+	{ "run: two commands", "run", "task all\n", 0, -EINVAL },
 };
 
 static const char * const all_files[] = { "config", "run", "results", "stocks", "memcgs" };
@@ -160,6 +179,8 @@ static void child_busy(int k)
 		    mcs_puts("config", "mode=decoupled\n") != -EBUSY ||
 		    mcs_puts("run", k & 1 ? "1\n" : "all\n") != -EBUSY)
 			_exit(1);
+		if (mcs_puts("selftest", k & 1 ? "stock\n" : "page_counter") != -EBUSY)
+			_exit(4);
 		for (f = 0; f < ARRAY_SIZE(all_files); f++)
 			if (mcs_read(all_files[f], buf, sizeof(buf)) <= 0)
 				_exit(2);
@@ -188,6 +209,14 @@ static void test_during_run(void)
 	ksft_test_result(ok && mcs_puts("run", "1") == -EBUSY && mcs_puts("run", "all") == -EBUSY &&
 			 mcs_puts("run", "task") == -EBUSY,
 			 "run start during a run: EBUSY\n");
+	/* a mode switch or a self-check under the run would corrupt its checks */
+	ksft_test_result(ok && mcs_puts("config", "mode=coupled\n") == -EBUSY &&
+			 mcs_read("config", buf, sizeof(buf)) > 0 &&
+			 mcs_kv_is(buf, "mode", "decoupled") &&
+			 mcs_puts("selftest", "all\n") == -EBUSY &&
+			 mcs_puts("selftest", "stock") == -EBUSY &&
+			 mcs_puts("selftest", "page_counter") == -EBUSY,
+			 "mode= config write and selftest write during a run: EBUSY, mode unchanged\n");
 	bad = ok ? run_children(child_busy) : NR_CHILDREN;
 	ksft_test_result(!bad, "%d concurrent writers refused and readers of every file served during a run (%d failed)\n",
 			 NR_CHILDREN, bad);
@@ -198,6 +227,58 @@ static void test_during_run(void)
 	     mcs_block_ok(block, "stopped");
 	ok = ok && !mcs_get_counts(&after) && mcs_counts_same(&before, &after);
 	ksft_test_result(ok, "the busy run stops clean\n");
+	/* the stopped run gave its claim back (the stock check logs no underflow) */
+	ret = mcs_puts("selftest", "stock");
+	ksft_test_result(!ret, "selftest after a stopped run: works (%d)\n", ret);
+}
+
+/*
+ * A case needs the hardirq and drainer periods the config turned off: the
+ * start is refused, not run with a period nobody asked for; "1" runs the
+ * config as it is, without hardirq.
+ */
+static void test_needed_context_off(void)
+{
+	char block[16384];
+	int ret, ok;
+
+	ret = mcs_config("hardirq_us=0\n");
+	ok = !ret && mcs_puts("run", "hardirq") == -EINVAL && mcs_puts("run", "all") == -EINVAL &&
+	     mcs_puts("run", "contexts") == -EINVAL;
+	if (mcs_wait_idle(MCS_RUN_TIMEOUT_S) || mcs_read("run", block, sizeof(block)) <= 0 ||
+	    mcs_kv_is(block, "state", "running"))
+		ok = 0;
+	ksft_test_result(ok, "hardirq_us=0: cases that need hardirq refused with EINVAL\n");
+
+	ret = mcs_config("drain_ms=0\n");
+	ok = !ret && mcs_puts("run", "contexts") == -EINVAL;
+	ksft_test_result(ok, "drain_ms=0: cases that need the drainer refused with EINVAL\n");
+
+	ret = mcs_config("hardirq_us=0\nduration_ms=100\n");
+	if (!ret)
+		ret = mcs_run("1", results, sizeof(results));
+	ok = !ret && mcs_case_block(results, "custom", block, sizeof(block)) &&
+	     mcs_block_ok(block, "done") && mcs_kv_long(block, "hardirq_us", -1) == 0 &&
+	     mcs_kv_long(block, "ops_hardirq", -1) == 0 &&
+	     mcs_kv_long(block, "hardirq_expiries", -1) == 0;
+	ksft_test_result(ok, "hardirq_us=0: the config alone runs without hardirq (%d)\n", ret);
+	mcs_config(NULL);
+}
+
+/* Several key=value tokens on a line, separated by one blank. */
+static void test_tokens_per_line(void)
+{
+	char buf[4096];
+	int ret;
+
+	ret = mcs_puts("config", "memcgs=5 depth=3\npage_pct=40 pages_max=7");
+	mcs_read("config", buf, sizeof(buf));
+	ksft_test_result(!ret && mcs_kv_long(buf, "memcgs", 0) == 5 &&
+			 mcs_kv_long(buf, "depth", 0) == 3 &&
+			 mcs_kv_long(buf, "page_pct", 0) == 40 &&
+			 mcs_kv_long(buf, "pages_max", 0) == 7,
+			 "config: several tokens per line, last line without newline (%d)\n", ret);
+	mcs_config(NULL);
 }
 
 /* Idle: each writer's config is applied whole, never mixed with another's. */
@@ -297,6 +378,9 @@ static void test_still_works(void)
 	     mcs_block_ok(block, "done");
 	ok = ok && !mcs_get_counts(&after) && mcs_counts_same(&before, &after);
 	ksft_test_result(ok, "the module still works: a run after all this passes\n");
+	/* the finished run gave its claim back */
+	ret = mcs_puts("selftest", "stock");
+	ksft_test_result(!ret, "selftest after a finished run: works (%d)\n", ret);
 	ksft_test_result(mcs_kmsg_clean(kmsg), "kernel log: no warning, leak or violation\n");
 }
 
@@ -309,6 +393,9 @@ int main(void)
 	memset(long_line, '0', sizeof(long_line) - 1);
 	memcpy(long_line, "memcgs=", 7);
 	long_line[sizeof(long_line) - 2] = '8';
+	memset(blank_line, ' ', sizeof(blank_line) - 2);
+	memcpy(blank_line, "memcgs=5", 8);
+	blank_line[sizeof(blank_line) - 2] = '\n';
 
 	ksft_print_header();
 	mcs_prepare();
@@ -318,10 +405,12 @@ int main(void)
 	if (mcs_config(NULL))
 		ksft_exit_fail_msg("cannot write the base config\n");
 
-	ksft_set_plan(nr_bad + 1 + 4 + 2 + 2);
+	ksft_set_plan(nr_bad + 1 + 6 + 3 + 1 + 2 + 3);
 	test_bad_writes();
 	test_read_only();
 	test_during_run();
+	test_needed_context_off();
+	test_tokens_per_line();
 	test_concurrent_config();
 	test_concurrent_start();
 	test_still_works();

@@ -266,6 +266,9 @@ static const char * const mcs_bad_log[] = {
 	"lockdep", "circular locking", "inconsistent lock state",
 	"sleeping function called", "scheduling while atomic",
 	"invariant violated", "leaked", "freed with", "leftover bytes", "underflow",
+	/* RCU stalls (normal and expedited), a starved RCU kthread, a hung task */
+	"detected stall", "detected expedited stall", "kthread starved",
+	"blocked for more than",
 };
 
 /* New kernel log lines matching @extra (may be NULL) are counted too. */
