@@ -83,6 +83,8 @@ struct fuzz_file {
 };
 
 static struct child_shm *shm;
+/* set by child 0 before an rmmod: the others open nothing for a moment */
+static volatile int *quiet;
 static struct fuzz_file files[MAX_FILES];
 static int nr_files;
 static char keys[MAX_KEYS][32];
@@ -785,9 +787,21 @@ static void do_reload(void)
 {
 	int r, tries, fired;
 
+	/*
+	 * Every open file holds a module reference and makes rmmod fail with
+	 * EAGAIN: ask the others to open nothing while in-flight operations end.
+	 */
+	*quiet = 1;
+	mcs_msleep(150);
 	op_begin("rmmod " MOD_NAME);
-	r = mcs_module_unload(MOD_NAME);
+	for (tries = 0; tries < 5; tries++) {
+		r = mcs_module_unload(MOD_NAME);
+		if (r != -EAGAIN)
+			break;
+		mcs_msleep(50);
+	}
 	op_end();
+	*quiet = 0;
 	if (r) {
 		me->rmmod_busy++;
 		record(F_MODULE, K_WRITE, -r, 0, r == -EAGAIN || r == -EBUSY || r == -EINTR,
@@ -840,7 +854,10 @@ static void child_main(int idx)
 
 	while (now_ms() < end) {
 		unsigned int r = rn(100);
-		int fi = rn(nr_files);
+		int fi = rn(nr_files), q;
+
+		for (q = 0; *quiet && idx && q < 100; q++)
+			mcs_msleep(10);
 
 		if (idx == 0 && ko && now_ms() >= next_reload) {
 			do_reload();
@@ -1330,6 +1347,9 @@ int main(int argc, char **argv)
 	shm = mmap(NULL, sizeof(*shm) * nr_children, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shm == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	quiet = mmap(NULL, sizeof(*quiet), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (quiet == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 
 	faults_setup();
