@@ -12,6 +12,7 @@
 #   MCS_UML_MEM        guest memory (default 512M)
 #   MCS_UML_CPUS       guest CPUs, must all come online (default 2)
 #   MCS_SELFTEST_TIMEOUT  per selftest binary, seconds (default 300)
+#   MCS_FUZZ_SECONDS   how long selftests/mcs_fuzz fuzzes (default 60)
 #   MCS_MODULE_SRC     module tree to test instead of this repo (rig self-tests)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +26,10 @@ timeout_s=${MCS_UML_TIMEOUT:-900}
 mem=${MCS_UML_MEM:-512M}
 ncpus=${MCS_UML_CPUS:-2}
 st_timeout=${MCS_SELFTEST_TIMEOUT:-300}
+fuzz_s=${MCS_FUZZ_SECONDS:-60}
+[[ $fuzz_s =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_s is not a number"
+# the fuzzer needs its time plus the verdict phase inside the per-test bound
+((st_timeout >= fuzz_s + 120)) || st_timeout=$((fuzz_s + 120))
 t0=$SECONDS
 
 B=$("$here/build-uml.sh")
@@ -99,6 +104,7 @@ if [ $rc -eq 0 ]; then
 		n=${t##*/}
 		say "selftest $n"
 		(cd "$R" && MCS_MODULE="$MCS_MODDIR/memcg_stock.ko" \
+			MCS_FUZZ_KO="$MCS_MODDIR/memcg_stock.ko" MCS_FUZZ_SECONDS="$MCS_FUZZ_SECONDS" \
 			timeout -k 5 "$MCS_ST_TIMEOUT" "$t") >"$R/selftest-$n.tap" 2>&1
 		echo $? >"$R/selftest-$n.rc"
 	done
@@ -136,7 +142,7 @@ rc=0
 timeout -s KILL "$timeout_s" "$B/linux" mem="$mem" ncpus="$ncpus" seccomp=on \
 	uml_dir="$U/umldir" rootfstype=hostfs rootflags=/ rw log_buf_len=4M \
 	init="$U/init.sh" MCS_RESULTS="$R" MCS_MODDIR="$M" \
-	MCS_SELFTESTS="$U/selftests" MCS_ST_TIMEOUT="$st_timeout" \
+	MCS_SELFTESTS="$U/selftests" MCS_ST_TIMEOUT="$st_timeout" MCS_FUZZ_SECONDS="$fuzz_s" \
 	</dev/null >"$U/console.log" 2>&1 || rc=$?
 boot_s=$((SECONDS - tb))
 log "UML exited ($rc) after ${boot_s}s; console log $U/console.log"

@@ -123,14 +123,15 @@ if [ $rc -eq 0 ] && [ "$MODE" = test ]; then
 		[ -x "$t" ] || continue
 		n=${t##*/}
 		echo "MCS-SELFTEST-BEGIN $n"
-		MCS_MODULE=$M/memcg_stock.ko timeout ${MCS_SELFTEST_TIMEOUT:-900} "$t"
+		MCS_MODULE=$M/memcg_stock.ko MCS_FUZZ_KO=$M/memcg_stock.ko \
+			MCS_FUZZ_SECONDS=${MCS_FUZZ_SECONDS:-60} timeout ${MCS_SELFTEST_TIMEOUT:-900} "$t"
 		src=$?
 		echo "MCS-SELFTEST-END $n rc=$src"
 		[ $src -eq 0 ] || [ $src -eq 4 ] || fail "selftest-$n"
 	done
 elif [ $rc -eq 0 ] && [ "$MODE" = run ]; then
 	echo "MCS-RUN-BEGIN"
-	MCS_MODULE=$M/memcg_stock.ko sh /mcs/run.sh
+	MCS_MODULE=$M/memcg_stock.ko MCS_FUZZ_KO=$M/memcg_stock.ko sh /mcs/run.sh
 	src=$?
 	echo "MCS-RUN-END rc=$src"
 	[ $src -eq 0 ] || fail run

@@ -1,17 +1,31 @@
 #!/bin/bash
 # stress-soak.sh (`make soak`): N consecutive stress runs ("echo all > run",
 # every case of the harness's table) per kernel, in one boot each: UML and
-# the qemu kernels.  Fails unless every run says verdict=PASS and the
-# console stays clean.
+# the qemu kernels, then the fuzzer (selftests/mcs_fuzz) for longer than in
+# `make check`.  Fails unless every run says verdict=PASS, the fuzzer passes
+# and the console stays clean.
 #   SOAK_RUNS     runs per kernel (default 10)
 #   SOAK_KERNELS  default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
+#   SOAK_FUZZ_SECONDS  fuzzing per kernel (default 300; 0: no fuzzing)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 runs=${SOAK_RUNS:-10}
+fuzz_s=${SOAK_FUZZ_SECONDS:-300}
+[[ $fuzz_s =~ ^[0-9]+$ ]] || die "SOAK_FUZZ_SECONDS=$fuzz_s is not a number"
 S=$MCS_OUT/soak
 mkdir -p "$S"
+
+# the fuzzer: a static binary, one build for every kernel
+F=$S/fuzz
+rm -rf "$F" "$S/selftests"
+mkdir -p "$F"
+if ((fuzz_s)); then
+	"$here/build-selftests.sh" "$S/selftests" "$("$here/fetch-source.sh" 6.12)"
+	[[ -x $S/selftests/mcs_fuzz ]] || die "no mcs_fuzz selftest built"
+	cp "$S/selftests/mcs_fuzz" "$F/"
+fi
 
 # the guest side: one shell script for every kernel
 cat >"$S/soak.sh" <<EOF2
@@ -28,7 +42,13 @@ while [ \$i -lt $runs ]; do
 	[ "\$v" = verdict=PASS ] && pass=\$((pass + 1))
 done
 echo "MCS-SOAK passed \$pass/$runs"
-[ \$pass -eq $runs ]
+frc=0
+if [ $fuzz_s -gt 0 ]; then
+	echo "MCS-SOAK fuzz $fuzz_s s"
+	MCS_FUZZ_SECONDS=$fuzz_s "\$MCS_FUZZ_BIN"; frc=\$?
+	echo "MCS-SOAK fuzz rc=\$frc"
+fi
+[ \$pass -eq $runs ] && [ \$frc -eq 0 ]
 EOF2
 
 rc=0
@@ -49,6 +69,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 # only what follows the load counts (the UML boot has a known RCU report,
 # see kunit-uml.sh)
 dmesg -c > "$MCS_D/boot-dmesg.txt"
+export MCS_FUZZ_KO="$MCS_MODDIR/memcg_stock.ko"
 insmod "$MCS_MODDIR/memcg_stock.ko" && sh "$MCS_SOAK"; echo "MCS-SOAK-RC $?"
 rmmod memcg_stock; echo "MCS-RMMOD rc=$?"
 dmesg > "$MCS_D/dmesg.txt"
@@ -57,9 +78,10 @@ sleep 30
 INIT
 		chmod +x "$d/init.sh"
 		mkdir -p "$d/umldir"
-		timeout -k 10 $((runs * 300 + 300)) "$B/linux" mem=512M ncpus=2 seccomp=on \
+		timeout -k 10 $((runs * 300 + 300 + fuzz_s * 2)) "$B/linux" mem=512M ncpus=2 seccomp=on \
 			uml_dir="$d/umldir" rootfstype=hostfs rootflags=/ rw init="$d/init.sh" \
-			MCS_MODDIR="$M" MCS_SOAK="$S/soak.sh" MCS_D="$d" </dev/null >"$d/console.log" 2>&1 || true
+			MCS_MODDIR="$M" MCS_SOAK="$S/soak.sh" MCS_D="$d" MCS_FUZZ_BIN="$F/mcs_fuzz" \
+			</dev/null >"$d/console.log" 2>&1 || true
 		ok=0
 		grep -q '^MCS-SOAK-RC 0' "$d/console.log" && grep -q '^MCS-RMMOD rc=0' "$d/console.log" &&
 			(mcs_check_console "$d/dmesg.txt") && ok=1
@@ -74,8 +96,9 @@ INIT
 		M=$(mcs_build_module "$kd/build" "soak-$k")
 		mkdir -p "$d/mod"
 		cp "$M/memcg_stock.ko" "$d/mod/"
-		"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$d/none" "$S/soak.sh"
-		QEMU_TIMEOUT=$((runs * 300 + 300)) "$here/qemu-run.sh" "$kd/vmlinuz" \
+		"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$F" "$S/soak.sh"
+		QEMU_TIMEOUT=$((runs * 300 + 300 + fuzz_s * 2)) QEMU_APPEND="MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
+			"$here/qemu-run.sh" "$kd/vmlinuz" \
 			"$d/initramfs.cpio.gz" "$d/console.log" 2 || true
 		ok=0
 		grep -q '^MCS-VERDICT: PASS' "$d/console.log" && ok=1

@@ -18,6 +18,7 @@
 #
 # Environment: VM_KERNELS, VM_SMP (default 2), QEMU_TIMEOUT (per boot, default
 # 600 s), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
+# MCS_FUZZ_SECONDS (how long selftests/mcs_fuzz fuzzes, default 60),
 # MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +34,11 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 
 # the KUnit report is read back from the ring buffer: make room for it
 # (unknown parameters such as MCS_SELFTEST_TIMEOUT=N reach /init's environment)
-export QEMU_APPEND="log_buf_len=4M ${MCS_SELFTEST_TIMEOUT:+MCS_SELFTEST_TIMEOUT=$MCS_SELFTEST_TIMEOUT }${QEMU_APPEND:-}"
+fuzz_s=${MCS_FUZZ_SECONDS:-60}
+[[ $fuzz_s =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_s is not a number"
+export QEMU_APPEND="log_buf_len=4M MCS_FUZZ_SECONDS=$fuzz_s ${MCS_SELFTEST_TIMEOUT:+MCS_SELFTEST_TIMEOUT=$MCS_SELFTEST_TIMEOUT }${QEMU_APPEND:-}"
+# the boot holds every selftest, the fuzzer's time included
+export QEMU_TIMEOUT=${QEMU_TIMEOUT:-$((600 + fuzz_s))}
 
 # A register dump whose EFLAGS has a reserved bit set (bit 1 must be 1;
 # 3, 5, 15 and 22-63 must be 0) cannot come from a real CPU: an emulator

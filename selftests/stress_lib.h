@@ -16,10 +16,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -404,6 +406,115 @@ static inline void mcs_prepare(void)
 	mcs_puts("run", "stop");
 	if (mcs_wait_idle(MCS_RUN_TIMEOUT_S))
 		ksft_exit_fail_msg("a run is in progress and does not stop\n");
+}
+
+/* ---- loading and unloading the module ------------------------------------------------ */
+
+#define MCS_KUNIT_FILTER	"/sys/module/kunit/parameters/filter_glob"
+#define MCS_MAX_DEPS		8
+
+/* Is module @name in /proc/modules? */
+static inline int mcs_module_loaded(const char *name)
+{
+	char buf[65536], *line, *save = NULL;
+	size_t len = strlen(name);
+
+	if (mcs_path_read("/proc/modules", buf, sizeof(buf)) < 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, name, len) && line[len] == ' ')
+			return 1;
+	return 0;
+}
+
+/* rmmod without waiting (O_NONBLOCK): 0 or -errno (-EAGAIN: in use). */
+static inline int mcs_module_unload(const char *name)
+{
+	return syscall(__NR_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+/* insmod @path: 0 or -errno. */
+static inline int mcs_module_load(const char *path)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(__NR_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* The modules that use memcg_stock (the KUnit module), by name. */
+struct mcs_deps {
+	char name[MCS_MAX_DEPS][64];
+	int nr;
+};
+
+/* Find the modules /proc/modules lists as users of memcg_stock and unload them. */
+static inline void mcs_deps_unload(struct mcs_deps *d)
+{
+	char buf[65536], *line, *save = NULL;
+	int i;
+
+	d->nr = 0;
+	if (mcs_path_read("/proc/modules", buf, sizeof(buf)) < 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[64], users[512], *u, *usave = NULL;
+
+		if (sscanf(line, "%63s %*s %*s %511s", name, users) != 2 ||
+		    strcmp(name, "memcg_stock") || !strcmp(users, "-"))
+			continue;
+		for (u = strtok_r(users, ",", &usave); u && d->nr < MCS_MAX_DEPS;
+		     u = strtok_r(NULL, ",", &usave))
+			snprintf(d->name[d->nr++], sizeof(d->name[0]), "%s", u);
+	}
+	for (i = 0; i < d->nr; i++) {
+		int r = mcs_module_unload(d->name[i]);
+
+		ksft_print_msg("unloading %s, which uses memcg_stock: %s\n", d->name[i],
+			       r ? strerror(-r) : "ok");
+	}
+}
+
+/*
+ * Load @d's modules again from the directory of @module_path, without
+ * running their KUnit suites a second time: 0 or the last -errno.
+ */
+static inline int mcs_deps_reload(const struct mcs_deps *d, const char *module_path)
+{
+	char dir[1024], path[1700], glob[256] = "";
+	int i, ret = 0, filtered;
+
+	if (!d->nr)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", module_path);
+	dirname(dir);
+	filtered = mcs_path_read(MCS_KUNIT_FILTER, glob, sizeof(glob)) >= 0 &&
+		   !mcs_path_write(MCS_KUNIT_FILTER, "mcs_reload_no_suite",
+				   strlen("mcs_reload_no_suite"));
+	for (i = 0; i < d->nr; i++) {
+		int r;
+
+		if (mcs_module_loaded(d->name[i]))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.ko", dir, d->name[i]);
+		r = mcs_module_load(path);
+		if (r) {
+			ksft_print_msg("reload %s: %s\n", path, strerror(-r));
+			ret = r;
+		}
+	}
+	if (filtered) {
+		glob[strcspn(glob, "\n")] = '\0';
+		/* the default is NULL, shown as "(null)", which means every suite */
+		if (!strcmp(glob, "(null)") || !glob[0])
+			strcpy(glob, "*.*");
+		mcs_path_write(MCS_KUNIT_FILTER, glob, strlen(glob));
+	}
+	return ret;
 }
 
 #endif /* MCS_STRESS_LIB_H */
