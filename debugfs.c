@@ -3,8 +3,9 @@
  * debugfs "selftest": write the name of a self-check ("page_counter",
  * "stock" or "all") to run it; read to get the report of the last run.
  * A write returns -EINVAL for an unknown name, -EBUSY while a stress run,
- * a benchmark or another self-check is in progress, and -EIO when a check
- * fails, so that `echo all > selftest` alone tells the verdict.
+ * a benchmark or another self-check is in progress, -ENOMEM when a check
+ * could not allocate what it needs, and -EIO when a check fails, so that
+ * `echo all > selftest` alone tells the verdict.
  *
  * The file also owns the harness claim: the stress harness, the benchmark,
  * the self-checks and config writes exclude each other (mcs_harness_claim()).
@@ -109,14 +110,17 @@ static ssize_t selftest_write(struct file *file, const char __user *ubuf,
 	mutex_lock(&selftest_mutex);
 	seq_buf_init(&log, selftest_log, SELFTEST_LOG_SIZE);
 	if (which != 1)
-		ret |= mcs_selfcheck_page_counter(&log);
-	if (which != 0)
-		ret |= selftest_stock(&log);
+		ret = mcs_selfcheck_page_counter(&log);
+	if (which != 0 && !ret)
+		ret = selftest_stock(&log);
 	/* seq_buf leaves room for the terminator */
 	selftest_log[min_t(size_t, seq_buf_used(&log), SELFTEST_LOG_SIZE - 1)] = '\0';
 	mutex_unlock(&selftest_mutex);
 	mcs_harness_release(MCS_USER_SELFTEST);
 
+	/* a check that could not run says why (-ENOMEM); a failed one is -EIO */
+	if (ret == -ENOMEM)
+		return ret;
 	return ret ? -EIO : count;
 }
 

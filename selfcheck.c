@@ -90,6 +90,8 @@ int mcs_selfcheck_page_counter(struct seq_buf *log)
 	mcs_page_counter_uncharge(&leaf, 1);
 	CHECK(&ctx, USAGE(&leaf) == 0 && USAGE(&mid) == 0 && USAGE(&root) == 0, "");
 	CHECK(&ctx, mcs_page_counter_underflows() == before + 3, "");
+	/* those three were ours, on counters outside the model */
+	mcs_page_counter_forget_underflows(3);
 
 	return finish(&ctx, "page_counter");
 }
