@@ -397,13 +397,7 @@ int main(void)
 	memcpy(blank_line, "memcgs=5", 8);
 	blank_line[sizeof(blank_line) - 2] = '\n';
 
-	ksft_print_header();
-	mcs_prepare();
-	kmsg = mcs_kmsg_open();
-	if (kmsg < 0)
-		ksft_print_msg("no /dev/kmsg: kernel log not checked\n");
-	if (mcs_config(NULL))
-		ksft_exit_fail_msg("cannot write the base config\n");
+	kmsg = mcs_selftest_start();
 
 	ksft_set_plan(nr_bad + 1 + 6 + 3 + 1 + 2 + 3);
 	test_bad_writes();

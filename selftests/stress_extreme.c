@@ -222,13 +222,7 @@ static void test_stopped_rate(void)
 
 int main(void)
 {
-	ksft_print_header();
-	mcs_prepare();
-	kmsg = mcs_kmsg_open();
-	if (kmsg < 0)
-		ksft_print_msg("no /dev/kmsg: kernel log not checked\n");
-	if (mcs_config(NULL))
-		ksft_exit_fail_msg("cannot write the base config\n");
+	kmsg = mcs_selftest_start();
 
 	ksft_set_plan(4);
 	test_extreme("hardirq", "hardirq", 3000);

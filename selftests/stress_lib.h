@@ -410,6 +410,25 @@ static inline void mcs_prepare(void)
 
 /* ---- loading and unloading the module ------------------------------------------------ */
 
+/*
+ * The start of a stress selftest: TAP header, signal handling, the kernel
+ * log opened (or said not to be), the base config written.  Returns the
+ * /dev/kmsg fd for mcs_kmsg_clean(), or -1.
+ */
+static inline int mcs_selftest_start(void)
+{
+	int fd;
+
+	ksft_print_header();
+	mcs_prepare();
+	fd = mcs_kmsg_open();
+	if (fd < 0)
+		ksft_print_msg("no /dev/kmsg: kernel log not checked\n");
+	if (mcs_config(NULL))
+		ksft_exit_fail_msg("cannot write the base config\n");
+	return fd;
+}
+
 #define MCS_KUNIT_FILTER	"/sys/module/kunit/parameters/filter_glob"
 #define MCS_MAX_DEPS		8
 
