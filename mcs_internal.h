@@ -235,7 +235,6 @@ static inline enum mcs_stock_mode mcs_stock_mode_now(void)
 
 void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);
-void mcs_page_counter_forget_underflows(long nr);
 
 /* coupled_stock.c */
 void mcs_coupled_init(void);

@@ -206,12 +206,3 @@ long mcs_page_counter_underflows(void)
 }
 EXPORT_SYMBOL_GPL(mcs_page_counter_underflows);
 
-/*
- * The in-module self-check provokes underflows of counters of its own to
- * prove they are counted; it takes them back out, so that a self-check
- * leaves the diagnostic of the model's counters as it found it.
- */
-void mcs_page_counter_forget_underflows(long nr)
-{
-	atomic_long_sub(nr, &underflows);
-}

@@ -41,7 +41,6 @@ int mcs_selfcheck_page_counter(struct seq_buf *log)
 {
 	struct mcs_page_counter root, mid, leaf, *fail;
 	struct check_ctx ctx = { .log = log };
-	long before;
 
 	mcs_page_counter_init(&root, NULL);
 	mcs_page_counter_init(&mid, &root);
@@ -85,14 +84,11 @@ int mcs_selfcheck_page_counter(struct seq_buf *log)
 	CHECK(&ctx, USAGE(&leaf) == 3 && USAGE(&mid) == 3 && USAGE(&root) == 3, "");
 	mcs_page_counter_uncharge(&leaf, 3);
 
-	/* underflow clamps at zero on every level and is counted */
-	before = mcs_page_counter_underflows();
-	mcs_page_counter_uncharge(&leaf, 1);
-	CHECK(&ctx, USAGE(&leaf) == 0 && USAGE(&mid) == 0 && USAGE(&root) == 0, "");
-	CHECK(&ctx, mcs_page_counter_underflows() == before + 3, "");
-	/* those three were ours, on counters outside the model */
-	mcs_page_counter_forget_underflows(3);
-
+	/*
+	 * No underflow provoked here: it would log a warning and count in
+	 * the module-wide diagnostic that every harness user checks.  KUnit's
+	 * pc_uncharge_underflow_clamps covers it.
+	 */
 	return finish(&ctx, "page_counter");
 }
 
