@@ -17,12 +17,12 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
 
 #include "mcs_internal.h"
 
-static DEFINE_MUTEX(nmi_mutex);
+/* one user at a time; held across tasks (a KUnit case and its cleanup) */
+static unsigned long nmi_busy;
 static void (*nmi_fn)(void *arg);
 static void *nmi_arg;
 static DEFINE_PER_CPU(int, nmi_asked);
@@ -70,14 +70,14 @@ int mcs_nmi_register(void (*fn)(void *arg), void *arg)
 
 	if (!mcs_nmi_supported())
 		return -EOPNOTSUPP;
-	if (!mutex_trylock(&nmi_mutex))
+	if (test_and_set_bit_lock(0, &nmi_busy))
 		return -EBUSY;
 	WRITE_ONCE(nmi_arg, arg);
 	WRITE_ONCE(nmi_fn, fn);
 	ret = mcs_compat_register_nmi(mcs_nmi_handler);
 	if (ret) {
 		WRITE_ONCE(nmi_fn, NULL);
-		mutex_unlock(&nmi_mutex);
+		clear_bit_unlock(0, &nmi_busy);
 	}
 	return ret;
 }
@@ -101,7 +101,7 @@ void mcs_nmi_unregister(void)
 	WRITE_ONCE(nmi_fn, NULL);
 	for_each_possible_cpu(cpu)
 		per_cpu(nmi_asked, cpu) = 0;
-	mutex_unlock(&nmi_mutex);
+	clear_bit_unlock(0, &nmi_busy);
 }
 EXPORT_SYMBOL_GPL(mcs_nmi_unregister);
 
