@@ -191,4 +191,47 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 #define SLAB_NO_MERGE	0
 #endif
 
+/*
+ * An NMI source a module can drive (nmi.c): an NMI_LOCAL handler and an
+ * NMI sent through the local APIC.  x86 only; UML has no NMI at all.
+ * `apic`, __register_nmi_handler() and unregister_nmi_handler() are
+ * exported (GPL) on 6.1 and 6.12 alike.
+ */
+#if defined(CONFIG_X86_LOCAL_APIC) && !defined(CONFIG_UML)
+#include <asm/apic.h>
+#include <asm/nmi.h>
+#define MCS_HAVE_NMI_SOURCE	1
+#define MCS_NMI_DONE		NMI_DONE
+#define MCS_NMI_HANDLED		NMI_HANDLED
+#define mcs_compat_register_nmi(fn)					\
+	register_nmi_handler(NMI_LOCAL, fn, 0, "memcg_stock")
+#define mcs_compat_unregister_nmi()					\
+	unregister_nmi_handler(NMI_LOCAL, "memcg_stock")
+#define mcs_compat_send_nmi(cpu)					\
+	apic->send_IPI_mask(cpumask_of(cpu), NMI_VECTOR)
+#else
+#define MCS_HAVE_NMI_SOURCE	0
+#define MCS_NMI_DONE		0
+#define MCS_NMI_HANDLED		1
+#define mcs_compat_register_nmi(fn)	((void)(fn), -EOPNOTSUPP)
+#define mcs_compat_unregister_nmi()	do { } while (0)
+#define mcs_compat_send_nmi(cpu)	((void)(cpu))
+#endif
+
+/*
+ * NMI safety of the statistics: every counter the charge paths update is
+ * an atomic or a local_t.  On x86 (and arm64, s390, ...) local_t and the
+ * this_cpu ops are single instructions, so an NMI cannot split one.  An
+ * architecture whose local_t is a non-atomic read-modify-write would need
+ * the NMI paths to update atomic_long_t counters instead (upstream's
+ * CONFIG_MEMCG_NMI_SAFETY_REQUIRES_ATOMIC does exactly that).  The module
+ * only ever drives NMIs itself where MCS_HAVE_NMI_SOURCE (x86); a client
+ * charging from NMI elsewhere must check MCS_NMI_SAFE_STATS first.
+ */
+#if defined(CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG) || !defined(CONFIG_HAVE_NMI)
+#define MCS_NMI_SAFE_STATS	1
+#else
+#define MCS_NMI_SAFE_STATS	0
+#endif
+
 #endif /* MEMCG_STOCK_COMPAT_H */

@@ -27,6 +27,16 @@
 #define FLUSHING_CACHED_CHARGE	0
 
 /**
+ * struct mcs_deferred - a release that NMI context handed over
+ * @node: entry in the deferred list (lock-free)
+ * @release: finishes the release, in hard interrupt context (irq_work)
+ */
+struct mcs_deferred {
+	struct llist_node node;
+	void (*release)(struct mcs_deferred *d);
+};
+
+/**
  * struct mcs_memcg_per_node - per-NUMA-node part of a memcg
  * @memcg: back pointer
  * @nid: node id
@@ -71,6 +81,7 @@ struct mcs_memcg_stats_pcpu {
  * @objcg_pages: pages charged at this memcg's level through objcgs while
  *	they pointed here; moved to the parent at offline
  * @rcu: freeing is deferred: remote stock scanners read pointers under RCU
+ * @deferred: the last reference dropped in NMI: released from irq_work
  * @nodeinfo: per-node parts, nr_node_ids entries
  */
 struct mcs_memcg {
@@ -89,6 +100,7 @@ struct mcs_memcg {
 	struct list_head objcg_list;
 	atomic_long_t objcg_pages;
 	struct rcu_head rcu;
+	struct mcs_deferred deferred;
 	struct mcs_memcg_per_node *nodeinfo[];
 };
 
@@ -128,6 +140,7 @@ DECLARE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock);
  * @is_root: the root memcg's objcg: nothing is charged or accounted
  * @list: entry in @memcg's objcg_list (under the objcg lock)
  * @rcu: freed after a grace period (stock scanners read ->memcg)
+ * @deferred: the last reference dropped in NMI: released from irq_work
  */
 struct mcs_objcg {
 	struct percpu_ref refcnt;
@@ -136,6 +149,7 @@ struct mcs_objcg {
 	bool is_root;
 	struct list_head list;
 	struct rcu_head rcu;
+	struct mcs_deferred deferred;
 };
 
 /* Objcg slots per CPU in the obj stock. */
@@ -216,6 +230,8 @@ int mcs_context(void);
 void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
 extern struct workqueue_struct *mcs_drain_wq;
 extern atomic_t mcs_pending_frees;
+void mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d));
+long mcs_deferred_releases(void);
 
 /*
  * Every stock refill runs in the RCU section that read the stock mode, the
@@ -274,6 +290,14 @@ size_t mcs_memcg_struct_size(void);
 bool mcs_slab_uses_kmalloc(void);
 struct kmem_cache *mcs_memcg_cache(void);
 struct kmem_cache *mcs_memcg_pn_cache(void);
+
+/* nmi.c: the NMI source of the tests (x86 only; see compat.h) */
+int mcs_nmi_register(void (*fn)(void *arg), void *arg);
+void mcs_nmi_unregister(void);
+bool mcs_nmi_raise(int cpu);
+bool mcs_nmi_pending(int cpu);
+long mcs_nmi_count(void);
+bool mcs_nmi_supported(void);
 
 /* debugfs.c */
 struct dentry;

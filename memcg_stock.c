@@ -38,6 +38,8 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/debugfs.h>
+#include <linux/irq_work.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/percpu.h>
@@ -150,17 +152,55 @@ static void memcg_free_rcu(struct rcu_head *rcu)
 	atomic_dec(&mcs_pending_frees);
 }
 
+/*
+ * Releases of last references dropped in NMI.  NMI context may take no
+ * lock but a trylock and may not call_rcu(), so the release goes on a
+ * lock-free list and an irq_work finishes it in hard interrupt context
+ * right after the NMI.  The caller counted it in mcs_pending_frees
+ * already, so mcs_wait_for_frees() (and module exit) waits for it.
+ */
+static LLIST_HEAD(deferred_list);
+static atomic_long_t nr_deferred = ATOMIC_LONG_INIT(0);
+
+static void deferred_release_fn(struct irq_work *work)
+{
+	struct llist_node *list = llist_del_all(&deferred_list);
+	struct mcs_deferred *d, *next;
+
+	llist_for_each_entry_safe(d, next, list, node)
+		d->release(d);
+}
+
+static struct irq_work deferred_work = IRQ_WORK_INIT_HARD(deferred_release_fn);
+
+void mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d))
+{
+	d->release = release;
+	atomic_long_inc(&nr_deferred);
+	llist_add(&d->node, &deferred_list);
+	irq_work_queue(&deferred_work);
+}
+
+/* Releases handed over from NMI since load: tests prove the deferral ran. */
+long mcs_deferred_releases(void)
+{
+	return atomic_long_read(&nr_deferred);
+}
+EXPORT_SYMBOL_GPL(mcs_deferred_releases);
+
 /**
  * mcs_wait_for_frees() - wait until released memcgs and objcgs are freed
  *
  * Freeing is deferred to RCU callbacks, which may release a parent and
- * queue further callbacks.  Waits until none is pending.  Task context;
- * sleeps.  Use before comparing mcs_memcg_nr_alive() or
- * mcs_objcg_nr_alive() with an earlier value.
+ * queue further callbacks, and releases in NMI go through an irq_work
+ * first.  Waits until none is pending.  Task context; sleeps.  Use before
+ * comparing mcs_memcg_nr_alive() or mcs_objcg_nr_alive() with an earlier
+ * value.
  */
 void mcs_wait_for_frees(void)
 {
 	do {
+		irq_work_sync(&deferred_work);
 		rcu_barrier();
 	} while (atomic_read(&mcs_pending_frees));
 }
@@ -176,19 +216,9 @@ void mcs_memcg_get(struct mcs_memcg *memcg)
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_get);
 
-/**
- * mcs_memcg_put() - drop a reference
- * @memcg: memcg
- *
- * Any context.  The last reference frees the memcg after an RCU grace
- * period.  A memcg must be offline, and its charges gone, by then.
- */
-void mcs_memcg_put(struct mcs_memcg *memcg)
+static void memcg_release(struct mcs_memcg *memcg)
 {
 	long usage;
-
-	if (!refcount_dec_and_test(&memcg->refcnt))
-		return;
 
 	WARN_ONCE(READ_ONCE(memcg->online) && memcg != root_memcg,
 		  "memcg_stock: last reference to online memcg %u dropped\n", memcg->id);
@@ -196,8 +226,31 @@ void mcs_memcg_put(struct mcs_memcg *memcg)
 	if (WARN_ONCE(usage, "memcg_stock: memcg %u freed with %ld pages charged\n",
 		      memcg->id, usage))
 		mcs_page_counter_uncharge(&memcg->memory, usage);
-	atomic_inc(&mcs_pending_frees);
 	call_rcu(&memcg->rcu, memcg_free_rcu);
+}
+
+static void memcg_release_deferred(struct mcs_deferred *d)
+{
+	memcg_release(container_of(d, struct mcs_memcg, deferred));
+}
+
+/**
+ * mcs_memcg_put() - drop a reference
+ * @memcg: memcg
+ *
+ * Any context, NMI included.  The last reference frees the memcg after an
+ * RCU grace period (in NMI, the release itself is handed to an irq_work
+ * first).  A memcg must be offline, and its charges gone, by then.
+ */
+void mcs_memcg_put(struct mcs_memcg *memcg)
+{
+	if (!refcount_dec_and_test(&memcg->refcnt))
+		return;
+	atomic_inc(&mcs_pending_frees);
+	if (in_nmi())
+		mcs_defer_release(&memcg->deferred, memcg_release_deferred);
+	else
+		memcg_release(memcg);
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_put);
 

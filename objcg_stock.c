@@ -87,10 +87,9 @@ static void objcg_free_rcu(struct rcu_head *rcu)
 
 static void objcg_uncharge_pages_direct(struct mcs_objcg *objcg, unsigned int nr_pages);
 
-/* Last reference gone: any context. */
-static void objcg_release(struct percpu_ref *ref)
+/* The release proper: any context but NMI (a raw lock, call_rcu()). */
+static void objcg_release_now(struct mcs_objcg *objcg)
 {
-	struct mcs_objcg *objcg = container_of(ref, struct mcs_objcg, refcnt);
 	unsigned int nr_bytes;
 	unsigned long flags;
 
@@ -110,8 +109,28 @@ static void objcg_release(struct percpu_ref *ref)
 	list_del(&objcg->list);
 	raw_spin_unlock_irqrestore(&objcg_lock, flags);
 
-	atomic_inc(&mcs_pending_frees);
 	call_rcu(&objcg->rcu, objcg_free_rcu);
+}
+
+static void objcg_release_deferred(struct mcs_deferred *d)
+{
+	objcg_release_now(container_of(d, struct mcs_objcg, deferred));
+}
+
+/*
+ * Last reference gone: any context.  In NMI (a stock eviction, or a client
+ * dropping its last reference there) the objcg lock may be held by the
+ * interrupted code, so the release is handed to an irq_work.
+ */
+static void objcg_release(struct percpu_ref *ref)
+{
+	struct mcs_objcg *objcg = container_of(ref, struct mcs_objcg, refcnt);
+
+	atomic_inc(&mcs_pending_frees);
+	if (in_nmi())
+		mcs_defer_release(&objcg->deferred, objcg_release_deferred);
+	else
+		objcg_release_now(objcg);
 }
 
 int mcs_memcg_objcg_alloc(struct mcs_memcg *memcg)

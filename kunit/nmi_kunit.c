@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for charging from NMI context: a charge in NMI while the
+ * interrupted task holds a stock takes the fallback and stays exact, and
+ * the last reference of an objcg or a memcg dropped in NMI is released
+ * through the deferral (irq_work), never in the NMI itself.
+ *
+ * The NMIs come from the module's own source (nmi.c: an NMI_LOCAL handler
+ * and an APIC NMI to one CPU); kernels without one (UML) skip every case
+ * with that reason.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/mm.h>
+
+#include "mcs_kunit.h"
+
+/* NMI-safe requests: no reclaim bits, nothing may spin */
+#define NMI_GFP		__GFP_NOWARN
+
+struct nmi_ctx {
+	struct mcs_memcg *memcg;
+	struct mcs_objcg *objcg;
+	struct mcs_objcg *evict[2 * NR_OBJ_STOCK];
+	int page_ret, obj_ret;
+	bool in_nmi;
+	bool put_objcg, put_memcg, charge, evict_all;
+};
+
+static void nmi_fn(void *arg)
+{
+	struct nmi_ctx *c = arg;
+	int i;
+
+	c->in_nmi = in_nmi();
+	if (c->charge) {
+		c->page_ret = mcs_try_charge(c->memcg, NMI_GFP, 3);
+		if (!c->page_ret)
+			mcs_uncharge_pages(c->memcg, 3);
+		c->obj_ret = mcs_obj_charge(c->objcg, NMI_GFP, 300);
+		if (!c->obj_ret)
+			mcs_obj_uncharge(c->objcg, 300);
+	}
+	if (c->evict_all) {
+		for (i = 0; i < ARRAY_SIZE(c->evict); i++)
+			if (!mcs_obj_charge(c->evict[i], NMI_GFP, 64))
+				mcs_obj_uncharge(c->evict[i], 64);
+	}
+	if (c->put_objcg)
+		mcs_objcg_put(c->objcg);
+	if (c->put_memcg)
+		mcs_memcg_put(c->memcg);
+}
+
+static void nmi_unregister_action(void *unused)
+{
+	mcs_nmi_unregister();
+}
+
+static void nmi_setup(struct kunit *test, struct nmi_ctx *c)
+{
+	if (!mcs_nmi_supported())
+		kunit_skip(test, "kernel without an NMI source (UML, non-x86)");
+	KUNIT_ASSERT_EQ(test, mcs_nmi_register(nmi_fn, c), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nmi_unregister_action, NULL), 0);
+}
+
+/*
+ * Send an NMI to this CPU and wait until its handler has run; the caller
+ * keeps the task on this CPU.  No KUnit check in here: the caller may
+ * hold a stock (atomic on !RT).
+ */
+static bool nmi_here(void)
+{
+	int cpu = smp_processor_id(), i;
+
+	if (!mcs_nmi_raise(cpu))
+		return false;
+	/* may hold a stock (atomic on !RT): busy-wait, for a second at most */
+	for (i = 0; i < 100000 && mcs_nmi_pending(cpu); i++)
+		ndelay(10000);
+	return !mcs_nmi_pending(cpu);
+}
+
+enum held_stock { HELD_MEMCG_STOCK, HELD_OBJ_STOCK };
+
+static const enum held_stock held_stocks[] = { HELD_MEMCG_STOCK, HELD_OBJ_STOCK };
+
+static void held_desc(const enum held_stock *h, char *desc)
+{
+	strscpy(desc, *h == HELD_MEMCG_STOCK ? "memcg-stock" : "obj-stock",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(held, held_stocks, held_desc);
+
+/* an NMI that hits a task holding a stock charges through the fallback, exactly */
+static void nmi_charge_while_stock_held(struct kunit *test)
+{
+	enum held_stock held = *(const enum held_stock *)test->param_value;
+	struct nmi_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct mcs_memcg_stat before, after;
+	bool delivered;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->memcg = mcs_test_memcg(test, NULL);
+	c->objcg = mcs_test_objcg(test, c->memcg);
+	c->page_ret = -EINPROGRESS;
+	c->obj_ret = -EINPROGRESS;
+	c->charge = true;
+	nmi_setup(test, c);
+	mcs_memcg_stat(c->memcg, &before);
+
+	migrate_disable();
+	if (held == HELD_MEMCG_STOCK) {
+		KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_memcg_stock.lock));
+		delivered = nmi_here();
+		local_unlock(&mcs_memcg_stock.lock);
+	} else {
+		KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_obj_stock.lock));
+		delivered = nmi_here();
+		local_unlock(&mcs_obj_stock.lock);
+	}
+	migrate_enable();
+
+	KUNIT_ASSERT_TRUE(test, delivered);
+	KUNIT_EXPECT_TRUE(test, c->in_nmi);
+	KUNIT_EXPECT_EQ(test, c->page_ret, 0);
+	KUNIT_EXPECT_EQ(test, c->obj_ret, 0);
+	/* the held stock was busy: at least one trylock failed and fell back */
+	mcs_memcg_stat(c->memcg, &after);
+	KUNIT_EXPECT_GT(test, after.events[MCS_TRYLOCK_FAIL], before.events[MCS_TRYLOCK_FAIL]);
+	KUNIT_EXPECT_LT(test, mcs_objcg_leftover_bytes(c->objcg), (unsigned int)PAGE_SIZE);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(c->memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(c->objcg), 0U);
+}
+
+/* the last objcg reference dropped in NMI: released through the irq_work */
+static void nmi_last_objcg_ref_deferred(struct kunit *test)
+{
+	struct nmi_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct mcs_memcg *parent = mcs_test_memcg(test, NULL);
+	long deferred, objcgs;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	nmi_setup(test, c);
+	c->memcg = mcs_memcg_create(parent, "nmi-objcg");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->memcg));
+	c->objcg = mcs_get_objcg(c->memcg);
+	KUNIT_ASSERT_NOT_NULL(test, c->objcg);
+	/* offline: the memcg drops its own objcg reference; ours is the last */
+	KUNIT_ASSERT_EQ(test, mcs_memcg_offline(c->memcg), 0);
+	mcs_memcg_put(c->memcg);
+	mcs_wait_for_frees();
+	objcgs = mcs_objcg_nr_alive();
+	deferred = mcs_deferred_releases();
+
+	c->put_objcg = true;
+	migrate_disable();
+	KUNIT_EXPECT_TRUE(test, nmi_here());
+	migrate_enable();
+	KUNIT_EXPECT_TRUE(test, c->in_nmi);
+	KUNIT_EXPECT_EQ(test, mcs_deferred_releases(), deferred + 1);
+	mcs_wait_for_frees();
+	KUNIT_EXPECT_EQ(test, mcs_objcg_nr_alive(), objcgs - 1);
+}
+
+/* the last memcg reference dropped in NMI: released through the irq_work */
+static void nmi_last_memcg_ref_deferred(struct kunit *test)
+{
+	struct nmi_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	long deferred, memcgs;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	nmi_setup(test, c);
+	c->memcg = mcs_memcg_create(NULL, "nmi-memcg");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->memcg));
+	KUNIT_ASSERT_EQ(test, mcs_memcg_offline(c->memcg), 0);
+	mcs_wait_for_frees();
+	memcgs = mcs_memcg_nr_alive();
+	deferred = mcs_deferred_releases();
+
+	c->put_memcg = true;
+	migrate_disable();
+	KUNIT_EXPECT_TRUE(test, nmi_here());
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, mcs_deferred_releases(), deferred + 1);
+	mcs_wait_for_frees();
+	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), memcgs - 1);
+}
+
+/*
+ * The case no client misuse is needed for: an objcg whose memcg went
+ * offline lives on only in this CPU's obj stock slot (the offline drain
+ * skips slots whose objcg already points at the parent); an NMI charges
+ * through other objcgs, evicts it and drops its last reference.  On
+ * PREEMPT_RT a trylock in NMI always fails, so nothing is evicted there.
+ */
+static void nmi_eviction_drops_last_objcg_ref(struct kunit *test)
+{
+	struct nmi_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct mcs_memcg *parent = mcs_test_memcg(test, NULL);
+	long deferred, objcgs;
+	int i;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: no stock is taken in NMI, nothing to evict");
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < ARRAY_SIZE(c->evict); i++)
+		c->evict[i] = mcs_test_objcg(test, mcs_test_memcg(test, parent));
+	nmi_setup(test, c);
+	c->memcg = mcs_memcg_create(parent, "nmi-evict");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->memcg));
+	c->objcg = mcs_get_objcg(c->memcg);
+	KUNIT_ASSERT_NOT_NULL(test, c->objcg);
+
+	migrate_disable();
+	/* a slot of this CPU's obj stock caches the objcg, with a reference */
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(c->objcg, GFP_KERNEL, 100), 0);
+	mcs_obj_uncharge(c->objcg, 100);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(c->memcg), 0);
+	mcs_memcg_put(c->memcg);
+	mcs_objcg_put(c->objcg);		/* the slot's is the last reference */
+	objcgs = mcs_objcg_nr_alive();
+	deferred = mcs_deferred_releases();
+	c->evict_all = true;
+	KUNIT_EXPECT_TRUE(test, nmi_here());
+	migrate_enable();
+
+	KUNIT_EXPECT_GE(test, mcs_deferred_releases(), deferred + 1);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	mcs_wait_for_frees();
+	KUNIT_EXPECT_EQ(test, mcs_objcg_nr_alive(), objcgs - 1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
+}
+
+static struct kunit_case nmi_cases[] = {
+	KUNIT_CASE_PARAM(nmi_charge_while_stock_held, held_gen_params),
+	KUNIT_CASE(nmi_last_objcg_ref_deferred),
+	KUNIT_CASE(nmi_last_memcg_ref_deferred),
+	KUNIT_CASE(nmi_eviction_drops_last_objcg_ref),
+	{}
+};
+
+static struct kunit_suite nmi_suite = {
+	.name = "mcs_nmi",
+	.init = mcs_test_leak_check_init,
+	.test_cases = nmi_cases,
+};
+
+kunit_test_suite(nmi_suite);
