@@ -6,10 +6,17 @@
  *
  * Charging a memcg takes pages from the current CPU's memcg stock when it
  * holds enough for that memcg; otherwise a batch is charged to the
- * hierarchical page counters and the surplus goes into the stock.  All
- * charge and uncharge entry points may be called from task, softirq and
- * hardirq context (with a gfp mask that does not allow blocking outside
- * task context); the drain functions need task context.
+ * hierarchical page counters and the surplus goes into the stock.
+ *
+ * Contexts.  Every charge and uncharge entry point (pages, bytes,
+ * descriptors, gathers, batches, migration) and every put may be called
+ * from task, softirq and hardirq context with a gfp mask that does not
+ * allow blocking outside task context, and from NMI with a gfp mask
+ * without reclaim bits (__GFP_NOWARN, say): in NMI nothing takes a lock
+ * but a trylock, and the release of a last reference is deferred to an
+ * irq_work.  Creation, offlining, limits, drains, mode switches and
+ * mcs_wait_for_frees() need task context and may sleep (a drain asked for
+ * elsewhere is refused).  Reads of counters and statistics work anywhere.
  */
 #ifndef MEMCG_STOCK_H
 #define MEMCG_STOCK_H
