@@ -1277,6 +1277,25 @@ static int config_is_saved(void)
 	return mcs_read("config", now, sizeof(now)) > 0 && !strcmp(now, saved_config);
 }
 
+/*
+ * Empty every stock of every mode: writing the current mode to config
+ * switches to it again, and a switch drains everything around it.
+ */
+static void drain_everything(void)
+{
+	char buf[4096], line[64], *m;
+	int i;
+
+	if (mcs_read("config", buf, sizeof(buf)) < 0)
+		return;
+	m = strstr(buf, "mode=");
+	if (!m)
+		return;
+	snprintf(line, sizeof(line), "%.*s\n", (int)strcspn(m, "\n"), m);
+	for (i = 0; i < 50 && mcs_puts("config", line) == -EBUSY; i++)
+		mcs_msleep(100);
+}
+
 int main(int argc, char **argv)
 {
 	struct fuzz_outcome o = { 0 };
@@ -1356,9 +1375,12 @@ int main(int argc, char **argv)
 	if (ko)
 		mcs_deps_unload(&deps);
 	/*
-	 * The module as loaded, nothing using it, once the RCU frees of
-	 * earlier users have settled (two reads 200 ms apart agree).
+	 * The module as loaded, nothing using it, once the stocks are empty
+	 * (a stock slot may keep an objcg of an offline memcg alive) and the
+	 * RCU frees of earlier users have settled (two reads 200 ms apart
+	 * agree).
 	 */
+	drain_everything();
 	for (i = 0; i < 25; i++) {
 		struct mcs_counts again;
 
@@ -1429,6 +1451,7 @@ int main(int argc, char **argv)
 	 */
 	if (reloaded)
 		base = (struct mcs_counts){ .memcgs = 1, .objcgs = 1 };
+	drain_everything();
 	for (i = 0; i < 20; i++) {
 		if (!mcs_get_counts(&after) && !memcmp(&after, &base, sizeof(base)))
 			break;
@@ -1452,6 +1475,7 @@ int main(int argc, char **argv)
 	if (!ret) {
 		char block[16384];
 
+		drain_everything();
 		mcs_get_counts(&base);
 		ret = mcs_run("1", results, sizeof(results));
 		ok = !ret && mcs_kv_is(results, "verdict", "PASS") &&

@@ -160,9 +160,10 @@ static void test_hotplug_cycles(void)
 
 /*
  * A case stopped as soon as it started: ops and elapsed_ms cover the same
- * window, so its rate cannot be above what a whole case achieves (3x for
- * noise); it used to be counted over a few microseconds and came out at
- * tens of thousands of Mops/s.
+ * window, so its rate cannot be far above what a whole case achieves; it
+ * used to be counted over a few microseconds and came out at tens of
+ * thousands of Mops/s.  20x for noise: the first few hundred ms of a case
+ * ran 3.4x faster than a whole case on a loaded UML host.
  */
 static double block_mops(const char *block)
 {
@@ -210,7 +211,7 @@ static void test_stopped_rate(void)
 		ksft_print_msg("stopped: ops %ld in %ld ms, %.3f Mops/s (whole case: %.3f)\n",
 			       mcs_kv_long(block, "ops", -1), mcs_kv_long(block, "elapsed_ms", -1),
 			       rate, ref);
-		if (rate < 0 || rate > 3 * ref + 0.01) {
+		if (rate < 0 || rate > 20 * ref + 0.01) {
 			ksft_print_msg("stopped case: %.3f Mops/s, a whole case %.3f\n", rate, ref);
 			ok = 0;
 		}
