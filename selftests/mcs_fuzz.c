@@ -1296,6 +1296,26 @@ static void drain_everything(void)
 		mcs_msleep(100);
 }
 
+/*
+ * Counts once the stocks are empty and the RCU frees of whatever ran last
+ * (a self-check's memcg, say) have settled: two reads 200 ms apart agree.
+ */
+static int settled_counts(struct mcs_counts *c)
+{
+	struct mcs_counts again;
+	int i;
+
+	drain_everything();
+	for (i = 0; i < 25; i++) {
+		if (mcs_get_counts(c))
+			return -EIO;
+		mcs_msleep(200);
+		if (!mcs_get_counts(&again) && !memcmp(&again, c, sizeof(*c)))
+			return 0;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuzz_outcome o = { 0 };
@@ -1380,16 +1400,8 @@ int main(int argc, char **argv)
 	 * RCU frees of earlier users have settled (two reads 200 ms apart
 	 * agree).
 	 */
-	drain_everything();
-	for (i = 0; i < 25; i++) {
-		struct mcs_counts again;
-
-		if (mcs_get_counts(&base))
-			ksft_exit_fail_msg("cannot read the counts in memcgs\n");
-		mcs_msleep(200);
-		if (!mcs_get_counts(&again) && !memcmp(&again, &base, sizeof(base)))
-			break;
-	}
+	if (settled_counts(&base))
+		ksft_exit_fail_msg("cannot read the counts in memcgs\n");
 
 	fflush(stdout);
 	for (i = 0; i < nr_children; i++) {
@@ -1475,8 +1487,7 @@ int main(int argc, char **argv)
 	if (!ret) {
 		char block[16384];
 
-		drain_everything();
-		mcs_get_counts(&base);
+		settled_counts(&base);
 		ret = mcs_run("1", results, sizeof(results));
 		ok = !ret && mcs_kv_is(results, "verdict", "PASS") &&
 		     mcs_case_block(results, "custom", block, sizeof(block)) &&
