@@ -39,7 +39,7 @@ static int kmsg = -1;
 static const struct bad_write bad_bench[] = {
 	{ "empty write", "", 0, 1 },
 	{ "newline only", "\n" },
-	{ "blank line", " \n" },
+	{ "blank line", "\x20\n" },
 	{ "blanks only", "   " },
 	{ "repeated key", "duration_ms=5 clients=2 clients=3" },
 	{ "hardirq=yes", "duration_ms=5 hardirq=yes" },
@@ -65,7 +65,7 @@ static const struct bad_write bad_bench[] = {
 	{ "missing value", "duration_ms=5 clients=" },
 	{ "missing =", "duration_ms=5 clients" },
 	{ "a=b=c", "duration_ms=5 clients=2=3" },
-	{ "trailing blank", "duration_ms=5 clients=2 \n" },
+	{ "trailing blank", "duration_ms=5 clients=2\x20\n" },
 	{ "leading blank", " duration_ms=5 clients=2" },
 	{ "two blanks", "duration_ms=5  clients=2" },
 	{ "tab", "duration_ms=5\tclients=2" },
@@ -76,7 +76,7 @@ static const struct bad_write bad_bench[] = {
 static const struct bad_write bad_selftest[] = {
 	{ "stock\\0garbage", "stock\0garbage", 13 },
 	{ "'stock '", "stock " },
-	{ "'stock \\n'", "stock \n" },
+	{ "'stock \\n'", "stock\x20\n" },
 	{ "two lines", "stock\nall\n" },
 	{ "unknown name", "bogus\n" },
 	{ "empty write", "", 0, 1 },

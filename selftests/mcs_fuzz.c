@@ -247,9 +247,9 @@ static void pay_valid_config(void)
 	unsigned int i, n = 1 + rn(5), used = 0;
 
 	for (i = 0; i < n; i++) {
-		unsigned int k = rn(sizeof(small) / sizeof(small[0]) + 1);
+		unsigned int k = rn(ARRAY_SIZE(small) + 1);
 
-		if (k == sizeof(small) / sizeof(small[0])) {
+		if (k == ARRAY_SIZE(small)) {
 			pay_fmt("mode=%s", PICK(modes));
 		} else {
 			unsigned int v;
@@ -258,18 +258,44 @@ static void pay_valid_config(void)
 				continue;	/* a repeated key now and then */
 			used |= 1u << k;
 			switch (k) {
-			case 0: v = 10 + rn(191); break;
-			case 1: v = 1 + rn(8); break;
-			case 2: v = 1 + rn(3); break;
-			case 3: v = 1 + rn(2); break;
-			case 4: v = rn(101); break;
-			case 5: v = 1 + rn(64); break;
-			case 6: v = 8 + rn(4096); break;
-			case 7: v = chance(50) ? 0 : 1 + rn(512); break;
-			case 8: case 10: case 11: v = rn(2); break;
-			case 9: v = chance(30) ? 0 : 1 + rn(50); break;
-			case 12: v = chance(30) ? 0 : 100 + rn(900); break;
-			default: v = chance(70) ? 0 : 1 + rn(5000); break;
+			case 0:
+				v = 10 + rn(191);
+				break;
+			case 1:
+				v = 1 + rn(8);
+				break;
+			case 2:
+				v = 1 + rn(3);
+				break;
+			case 3:
+				v = 1 + rn(2);
+				break;
+			case 4:
+				v = rn(101);
+				break;
+			case 5:
+				v = 1 + rn(64);
+				break;
+			case 6:
+				v = 8 + rn(4096);
+				break;
+			case 7:
+				v = chance(50) ? 0 : 1 + rn(512);
+				break;
+			case 8:
+			case 10:
+			case 11:
+				v = rn(2);
+				break;
+			case 9:
+				v = chance(30) ? 0 : 1 + rn(50);
+				break;
+			case 12:
+				v = chance(30) ? 0 : 100 + rn(900);
+				break;
+			default:
+				v = chance(70) ? 0 : 1 + rn(5000);
+				break;
 			}
 			pay_fmt(small[k], v);
 		}
@@ -290,12 +316,24 @@ static void pay_valid_bench(void)
 			pay_str(" ");
 		first = 0;
 		switch (rn(6)) {
-		case 0: pay_fmt("mode=%s", PICK(modes)); break;
-		case 1: pay_fmt("clients=%u", 1 + rn(8)); break;
-		case 2: pay_fmt("workload=%s", PICK(workloads)); break;
-		case 3: pay_fmt("hardirq=%u", rn(2)); break;
-		case 4: pay_fmt("shared=%u", rn(2)); break;
-		default: pay_fmt("duration_ms=%u", 1 + rn(20)); break;
+		case 0:
+			pay_fmt("mode=%s", PICK(modes));
+			break;
+		case 1:
+			pay_fmt("clients=%u", 1 + rn(8));
+			break;
+		case 2:
+			pay_fmt("workload=%s", PICK(workloads));
+			break;
+		case 3:
+			pay_fmt("hardirq=%u", rn(2));
+			break;
+		case 4:
+			pay_fmt("shared=%u", rn(2));
+			break;
+		default:
+			pay_fmt("duration_ms=%u", 1 + rn(20));
+			break;
 		}
 	}
 	/* an empty line is a measurement of the default 200 ms: keep it short */
@@ -308,11 +346,21 @@ static void pay_valid_bench(void)
 static void pay_valid_run(void)
 {
 	switch (rn(6)) {
-	case 0: pay_str("1"); break;
-	case 1: pay_str("all"); break;
-	case 2: pay_str("stop"); break;
-	case 3: pay_str("0"); break;
-	default: pay_str(PICK(cases)); break;
+	case 0:
+		pay_str("1");
+		break;
+	case 1:
+		pay_str("all");
+		break;
+	case 2:
+		pay_str("stop");
+		break;
+	case 3:
+		pay_str("0");
+		break;
+	default:
+		pay_str(PICK(cases));
+		break;
 	}
 	if (chance(60))
 		pay_str("\n");
@@ -420,13 +468,19 @@ static void pay_hostile(const struct fuzz_file *f, char *desc, size_t dsize)
 			size_t at = rn(pay_len);
 
 			switch (rn(4)) {
-			case 0: pay[at] ^= 1u << rn(8); break;
-			case 1: pay_len = at; break;
-			case 2: pay[at] = PICK(numbers)[0] ?: ' '; break;
+			case 0:
+				pay[at] ^= 1u << rn(8);
+				break;
+			case 1:
+				pay_len = at;
+				break;
+			case 2:
+				pay[at] = PICK(numbers)[0] ?: ' ';
+				break;
 			default:
 				if (pay_len < PAY_MAX) {
 					memmove(pay + at + 1, pay + at, pay_len - at);
-					pay[at] = "= \n\t0\xa0"[rn(6)];
+					pay[at] = "=\x20\n\t0\xa0"[rn(6)];
 					pay_len++;
 				}
 				break;
@@ -444,7 +498,7 @@ static void pay_hostile(const struct fuzz_file *f, char *desc, size_t dsize)
 		snprintf(desc, dsize, "word");
 		break;
 	case 11: {
-		static const char * const blanks[] = { "\n", " ", "\n\n", " \n", "\t", "\r\n", " \t\n " };
+		static const char * const blanks[] = { "\n", " ", "\n\n", "\x20\n", "\t", "\r\n", "\x20\t\n\x20" };
 
 		pay_str(PICK(blanks));
 		snprintf(desc, dsize, "blanks only");
@@ -974,6 +1028,7 @@ struct knob {
 	char path[256];
 	char old[64];
 };
+
 static struct knob knobs[64];
 static int nr_knobs;
 
@@ -981,7 +1036,7 @@ static int knob_set(const char *path, const char *val)
 {
 	struct knob *k;
 
-	if (nr_knobs >= (int)(sizeof(knobs) / sizeof(knobs[0])))
+	if (nr_knobs >= (int)ARRAY_SIZE(knobs))
 		return -ENOSPC;
 	k = &knobs[nr_knobs];
 	if (mcs_path_read(path, k->old, sizeof(k->old)) <= 0)

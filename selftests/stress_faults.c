@@ -23,7 +23,8 @@ static const char * const our_caches[] = {
 static const char * const knobs[] = {
 	"cache-filter", "ignore-gfp-wait", "verbose", "interval", "times", "probability",
 };
-static char saved[sizeof(knobs) / sizeof(knobs[0])][32];
+
+static char saved[ARRAY_SIZE(knobs)][32];
 
 static int knob_write(const char *knob, const char *val)
 {
@@ -56,7 +57,7 @@ static int failslab_arm(void)
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
 		snprintf(path, sizeof(path), "%s/%s", FAILSLAB, knobs[i]);
 		if (mcs_path_read(path, saved[i], sizeof(saved[i])) <= 0)
 			return -EIO;
@@ -81,7 +82,7 @@ static void failslab_disarm(void)
 	for (i = 0; i < 2; i++)
 		mcs_path_write(our_caches[i], "0", 1);
 	/* probability last: nothing fails while the others go back */
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(knobs); i++)
 		if (saved[i][0])
 			knob_write(knobs[i], saved[i]);
 }

@@ -295,7 +295,7 @@ static inline int mcs_kmsg_scan(int fd, const char *extra, int *nr_extra)
 		msg = msg ? msg + 1 : rec;
 		if (extra && nr_extra && strstr(msg, extra))
 			(*nr_extra)++;
-		for (i = 0; i < sizeof(mcs_bad_log) / sizeof(mcs_bad_log[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(mcs_bad_log); i++) {
 			if (strstr(msg, mcs_bad_log[i])) {
 				if (bad++ < 5)
 					ksft_print_msg("kernel log: %s", msg);
@@ -530,7 +530,7 @@ static inline int mcs_deps_reload(const struct mcs_deps *d, const char *module_p
 		glob[strcspn(glob, "\n")] = '\0';
 		/* the default is NULL, shown as "(null)", which means every suite */
 		if (!strcmp(glob, "(null)") || !glob[0])
-			strcpy(glob, "*.*");
+			snprintf(glob, sizeof(glob), "*.*");
 		mcs_path_write(MCS_KUNIT_FILTER, glob, strlen(glob));
 	}
 	return ret;
