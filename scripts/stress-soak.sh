@@ -5,7 +5,11 @@
 # `make check`.  Fails unless every run says verdict=PASS, the fuzzer passes
 # and the console stays clean.
 #   SOAK_RUNS     runs per kernel (default 10)
-#   SOAK_KERNELS  default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
+#   SOAK_KERNELS  uml and qemu kernels by name (lib.sh, mcs_qemu_kernel),
+#                 NAME[+smpN][+numaN] for N vCPUs (default 2) / N NUMA nodes;
+#                 default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
+#                 deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8
+#                 (8 vCPUs on a 2-core host: qemu-run.sh uses thread=single)
 #   SOAK_FUZZ_SECONDS  fuzzing per kernel (default 300; 0: no fuzzing)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +19,8 @@ runs=${SOAK_RUNS:-10}
 fuzz_s=${SOAK_FUZZ_SECONDS:-300}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "SOAK_FUZZ_SECONDS=$fuzz_s is not a number"
 S=$MCS_OUT/soak
+kernels=(${SOAK_KERNELS:-uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8})
+for k in "${kernels[@]}"; do [[ $k == uml ]] || mcs_kernel_spec "$k" > /dev/null; done
 mkdir -p "$S"
 
 # the fuzzer: a static binary, one build for every kernel
@@ -38,7 +44,8 @@ while [ \$i -lt $runs ]; do
 	echo all > \$D/run || { echo "MCS-SOAK run \$i: start failed"; continue; }
 	while grep -q '^state=running' \$D/run; do sleep 1; done
 	v=\$(grep -m1 '^verdict=' \$D/results)
-	echo "MCS-SOAK run \$i: \$v (\$((\$(cut -d. -f1 /proc/uptime) - t0)) s)"
+	hp=\$(sed -n 's/^hotplug_cycles=//p' \$D/results | tr '\\n' ' ')
+	echo "MCS-SOAK run \$i: \$v (\$((\$(cut -d. -f1 /proc/uptime) - t0)) s) cpus=\$(grep -c ^processor /proc/cpuinfo) hotplug_cycles: \$hp"
 	[ "\$v" = verdict=PASS ] && pass=\$((pass + 1))
 done
 echo "MCS-SOAK passed \$pass/$runs"
@@ -52,7 +59,7 @@ fi
 EOF2
 
 rc=0
-for k in ${SOAK_KERNELS:-uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt}; do
+for k in "${kernels[@]}"; do
 	d=$S/$k
 	rm -rf "$d"
 	mkdir -p "$d"
@@ -86,20 +93,21 @@ INIT
 		grep -q '^MCS-SOAK-RC 0' "$d/console.log" && grep -q '^MCS-RMMOD rc=0' "$d/console.log" &&
 			(mcs_check_console "$d/dmesg.txt") && ok=1
 	else
-		case $k in
-		deb-amd64) kd=$("$here/fetch-debian-kernel.sh" amd64) ;;
-		deb-rt-amd64) kd=$("$here/fetch-debian-kernel.sh" rt-amd64) ;;
-		dbg-generic) kd=$("$here/build-debug-kernel.sh" generic) ;;
-		dbg-rt) kd=$("$here/build-debug-kernel.sh" rt) ;;
-		*) die "unknown kernel $k" ;;
-		esac
-		M=$(mcs_build_module "$kd/build" "soak-$k")
+		read -r kname ksmp knuma <<<"$(mcs_kernel_spec "$k")"
+		((ksmp)) || ksmp=2
+		((knuma)) || knuma=1
+		kinfo=$(mcs_qemu_kernel "$kname") || { log "soak $k: FAIL (kernel not available)"; rc=1; continue; }
+		read -r vmlinuz kdir _ <<<"$kinfo"
+		M=$(mcs_build_module "$kdir" "soak-$kname") ||
+			{ log "soak $k: FAIL (module build)"; rc=1; continue; }
 		mkdir -p "$d/mod"
 		cp "$M/memcg_stock.ko" "$d/mod/"
 		"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$F" "$S/soak.sh"
-		QEMU_TIMEOUT=$((runs * 300 + 300 + fuzz_s * 2)) QEMU_APPEND="MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
-			"$here/qemu-run.sh" "$kd/vmlinuz" \
-			"$d/initramfs.cpio.gz" "$d/console.log" 2 || true
+		# more vCPUs than host cores: single-threaded TCG, every run slower
+		QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * (ksmp > 4 ? 3 : 1))) QEMU_NUMA=$knuma \
+			QEMU_APPEND="MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
+			"$here/qemu-run.sh" "$vmlinuz" \
+			"$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" || true
 		ok=0
 		grep -q '^MCS-VERDICT: PASS' "$d/console.log" && ok=1
 	fi
