@@ -9,7 +9,9 @@
 #                 NAME[+smpN][+numaN] for N vCPUs (default 2) / N NUMA nodes;
 #                 default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
 #                 deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8
-#                 (8 vCPUs on a 2-core host: qemu-run.sh uses thread=single)
+#                 deb-amd64+numa2 deb-amd64+smp4+numa4
+#                 (8 vCPUs on a 2-core host: qemu-run.sh uses thread=single;
+#                 NUMA: 2 and 4 nodes, 1 GiB split evenly)
 #   SOAK_FUZZ_SECONDS  fuzzing per kernel (default 300; 0: no fuzzing)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +21,7 @@ runs=${SOAK_RUNS:-10}
 fuzz_s=${SOAK_FUZZ_SECONDS:-300}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "SOAK_FUZZ_SECONDS=$fuzz_s is not a number"
 S=$MCS_OUT/soak
-kernels=(${SOAK_KERNELS:-uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8})
+kernels=(${SOAK_KERNELS:-uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4})
 for k in "${kernels[@]}"; do [[ $k == uml ]] || mcs_kernel_spec "$k" > /dev/null; done
 mkdir -p "$S"
 
@@ -36,6 +38,8 @@ fi
 # the guest side: one shell script for every kernel
 cat >"$S/soak.sh" <<EOF2
 D=/sys/kernel/debug/memcg_stock
+# the footprint report for this guest's node count (README: per node count)
+sed 's/^/MCS-SOAK slab: /' \$D/slab
 pass=0
 i=0
 while [ \$i -lt $runs ]; do
@@ -44,8 +48,10 @@ while [ \$i -lt $runs ]; do
 	echo all > \$D/run || { echo "MCS-SOAK run \$i: start failed"; continue; }
 	while grep -q '^state=running' \$D/run; do sleep 1; done
 	v=\$(grep -m1 '^verdict=' \$D/results)
-	hp=\$(sed -n 's/^hotplug_cycles=//p' \$D/results | tr '\\n' ' ')
-	echo "MCS-SOAK run \$i: \$v (\$((\$(cut -d. -f1 /proc/uptime) - t0)) s) cpus=\$(grep -c ^processor /proc/cpuinfo) hotplug_cycles: \$hp"
+	# hotplug cycles of every case that asked for hotplug (case:state/cycles)
+	hp=\$(awk -F= '/^case=/ { c = \$2 } /^hotplug=/ { h = \$2 }
+		/^hotplug_cycles=/ && h != "off" { printf "%s:%s/%s ", c, h, \$2 }' \$D/results)
+	echo "MCS-SOAK run \$i: \$v (\$((\$(cut -d. -f1 /proc/uptime) - t0)) s) cpus=\$(grep -c ^processor /proc/cpuinfo) hotplug \$hp"
 	[ "\$v" = verdict=PASS ] && pass=\$((pass + 1))
 done
 echo "MCS-SOAK passed \$pass/$runs"
