@@ -90,17 +90,18 @@ mcs_check_console() {
 #                       private apt configuration reaches (deb-6.1-amd64,
 #                       deb-6.1-rt-amd64, deb-7.3-amd64, ...);
 #                       `scripts/fetch-debian-kernel.sh --list` lists them
-#   dbg-generic, dbg-rt our 6.12 debug kernels (scripts/build-debug-kernel.sh)
+#   dbg-generic, dbg-rt our 6.12 debug kernels (scripts/build-debug-kernel.sh);
+#   dbg-numa            the same as dbg-generic with NUMA (soak, +numaN)
 # A spec may add guest options: NAME[+smpN][+numaN] (N vCPUs, N NUMA nodes),
 # e.g. deb-amd64+smp8, deb-amd64+smp4+numa4.
 MCS_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt'
+MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa'
 
 # mcs_kernel_spec SPEC: check a spec and print "NAME SMP NUMA" (0: not given)
 mcs_kernel_spec() {
 	local spec=$1 name smp=0 numa=0 opt
 	name=${spec%%+*}
-	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt ]] ||
+	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa ]] ||
 		die "unknown kernel '$name' in '$spec': expected $MCS_KERNEL_NAMES"
 	[[ $spec == *+* ]] && for opt in $(tr '+' ' ' <<<"${spec#*+}"); do
 		case $opt in
@@ -119,7 +120,7 @@ mcs_kernel_spec() {
 mcs_qemu_kernel() {
 	local d
 	case $1 in
-	dbg-generic | dbg-rt)
+	dbg-generic | dbg-rt | dbg-numa)
 		d=$("$MCS_RIG/build-debug-kernel.sh" "${1#dbg-}") || return 1
 		echo "$d/vmlinuz $d/build 1"
 		;;

@@ -13,9 +13,8 @@
 #   QEMU_MEM      guest memory (default 1G)
 #   QEMU_APPEND   extra kernel command line
 #   QEMU_NUMA     NUMA nodes (default 1: no -numa options); guest memory is
-#                 split evenly, vCPUs in contiguous blocks (node i gets vCPUs
-#                 i*SMP/N .. (i+1)*SMP/N-1; with fewer vCPUs than nodes some
-#                 nodes are memory-only)
+#                 split evenly, node i is socket i with SMP/N vCPUs (with
+#                 fewer vCPUs than nodes, the nodes beyond are memory-only)
 #   MCS_ACCEL     auto (default: kvm if usable, else tcg), kvm or tcg
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -65,19 +64,23 @@ case $mem in
 esac
 nodes=${QEMU_NUMA:-1}
 [[ $nodes =~ ^[1-9][0-9]*$ ]] || die "QEMU_NUMA=$nodes: expected a node count"
+# One socket per node with vCPUs: the default topology (every vCPU a core of
+# one socket, one LLC) across nodes makes the kernel warn in topology_sane()
+# ("llc-sibling CPU #0 is not on the same node"), a panic with panic_on_warn.
+# Nodes beyond the vCPU count get memory only.
+smp_args=("$smp")
 numa_args=()
 if ((nodes > 1)); then
 	((mem_mb % nodes == 0)) || die "QEMU_MEM=$mem does not split evenly over $nodes nodes"
+	sockets=$((smp < nodes ? smp : nodes))
+	((smp % sockets == 0)) || die "$smp vCPUs do not split evenly over $sockets NUMA nodes"
+	smp_args=("$smp,sockets=$sockets,cores=$((smp / sockets)),threads=1")
 	for ((i = 0; i < nodes; i++)); do
-		lo=$((i * smp / nodes)) hi=$(((i + 1) * smp / nodes - 1))
-		numa_args+=(-object "memory-backend-ram,id=mem$i,size=$((mem_mb / nodes))M")
-		if ((hi >= lo)); then
-			cpus=$lo
-			((hi == lo)) || cpus=$lo-$hi
-			numa_args+=(-numa "node,nodeid=$i,cpus=$cpus,memdev=mem$i")
-		else
-			numa_args+=(-numa "node,nodeid=$i,memdev=mem$i")
-		fi
+		numa_args+=(-object "memory-backend-ram,id=mem$i,size=$((mem_mb / nodes))M"
+			-numa "node,nodeid=$i,memdev=mem$i")
+	done
+	for ((i = 0; i < sockets; i++)); do
+		numa_args+=(-numa "cpu,node-id=$i,socket-id=$i")
 	done
 fi
 append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 ${QEMU_APPEND:-}"
@@ -87,7 +90,7 @@ log "qemu: accel=$accel smp=$smp numa=$nodes ($(basename "$kernel"))"
 echo "mcs-qemu: accel=$accel smp=$smp numa=$nodes" > "$logf"
 set +e
 timeout -k 5 "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 \
-	"${accel_args[@]}" -smp "$smp" -m "${mem_mb}M" "${numa_args[@]}" \
+	"${accel_args[@]}" -smp "${smp_args[@]}" -m "${mem_mb}M" "${numa_args[@]}" \
 	-nographic -no-reboot -monitor none -nic none \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
