@@ -2,8 +2,9 @@
 # stress-soak.sh (`make soak`): N consecutive stress runs ("echo all > run",
 # every case of the harness's table) per kernel, in one boot each: UML and
 # the qemu kernels, then the fuzzer (selftests/mcs_fuzz) for longer than in
-# `make check`.  Fails unless every run says verdict=PASS, the fuzzer passes
-# and the console stays clean.
+# `make check`.  On our debug kernels the KUnit suites run first (at the
+# guest's vCPU and node count).  Fails unless every run says verdict=PASS,
+# the fuzzer passes, every KUnit case passes and the console stays clean.
 #   SOAK_RUNS     runs per kernel (default 10)
 #   SOAK_KERNELS  uml and qemu kernels by name (lib.sh, mcs_qemu_kernel),
 #                 NAME[+smpN][+numaN] for N vCPUs (default 2) / N NUMA nodes;
@@ -108,6 +109,8 @@ INIT
 			{ log "soak $k: FAIL (module build)"; rc=1; continue; }
 		mkdir -p "$d/mod"
 		cp "$M/memcg_stock.ko" "$d/mod/"
+		# our debug kernels: the KUnit suites too, at this vCPU and node count
+		[[ -f $M/memcg_stock_test.ko ]] && cp "$M/memcg_stock_test.ko" "$d/mod/"
 		"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$F" "$S/soak.sh"
 		# more vCPUs than host cores: single-threaded TCG, every run slower
 		QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * (ksmp > 4 ? 3 : 1))) QEMU_NUMA=$knuma \
@@ -116,6 +119,16 @@ INIT
 			"$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" || true
 		ok=0
 		grep -q '^MCS-VERDICT: PASS' "$d/console.log" && ok=1
+		if [[ -f $d/mod/memcg_stock_test.ko ]]; then
+			awk '/^MCS-KTAP-END$/ { on = 0 } on { print } /^MCS-KTAP-BEGIN$/ { on = 1 }' \
+				"$d/console.log" > "$d/ktap.txt"
+			kt_ok=$(grep -cE '^[[:space:]]*ok ' "$d/ktap.txt" || true)
+			kt_skip=$(grep -cE '^[[:space:]]*ok .*# SKIP' "$d/ktap.txt" || true)
+			kt_bad=$(grep -cE '^[[:space:]]*not ok ' "$d/ktap.txt" || true)
+			echo "MCS-SOAK kunit: $kt_ok ok ($kt_skip skipped), $kt_bad not ok" >> "$d/console.log"
+			grep -E '^[[:space:]]*(not ok |ok .*# SKIP)' "$d/ktap.txt" | sed "s/^ */$k: kunit: /" >&2 || true
+			((kt_ok > 0 && kt_bad == 0)) || ok=0
+		fi
 	fi
 	grep -a '^MCS-SOAK' "$d/console.log" | sed "s/^/$k: /" >&2 || true
 	if ((ok)); then
