@@ -162,7 +162,7 @@ fi
 if [[ -n $image && ! -e $dir/.image-done ]]; then
 	log "fetching Debian kernel image $image"
 	mcs_download "$image"
-	rm -rf "$dir/boot"
+	rm -rf "${dir:?}/boot"
 	dpkg-deb --fsys-tarfile "$(deb_of "$image")" | tar -x -C "$dir" ./boot
 	[[ -f $dir/boot/vmlinuz-$abi ]] || die "no vmlinuz in $image"
 	ln -sfn "boot/vmlinuz-$abi" "$dir/vmlinuz"
