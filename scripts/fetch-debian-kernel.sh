@@ -22,7 +22,7 @@
 #   usr/src/linux-headers-<abi>-common[-rt]/, usr/lib/linux-kbuild-<ver>/
 #   .done                                     headers, written last
 #   .image-done                               boot/ of the image, written last
-# Of the image package only boot/ is unpacked (the initramfs carries our
+# Of the image package (from 7.x: its linux-binary-<abi>) only vmlinuz is unpacked (the initramfs carries our
 # module alone).  The headers-only 6.1 tree and the 6.1-amd64 image share
 # one directory.  The flavour Makefile includes the common tree by absolute
 # path; it is rewritten to a relative path so the tree works from the cache.
@@ -155,6 +155,8 @@ if [[ ! -e $dir/.done ]]; then
 	build=$dir/usr/src/linux-headers-$abi
 	[[ -f $build/Makefile ]] || die "no $build/Makefile in the headers package"
 	sed -i -E 's@^include /usr/src/(linux-headers-[^/]*)/@include ../\1/@' "$build/Makefile"
+	# 7.x: the flavour Makefile also names its own absolute path
+	sed -i -E "s@^KBUILD_OUTPUT=/usr/src/@KBUILD_OUTPUT=$dir/usr/src/@" "$build/Makefile"
 	grep -q '^include /' "$build/Makefile" && die "absolute include left in $build/Makefile"
 	ln -sfn "usr/src/linux-headers-$abi" "$dir/build"
 	touch "$dir/.done"
@@ -162,9 +164,26 @@ fi
 if [[ -n $image && ! -e $dir/.image-done ]]; then
 	log "fetching Debian kernel image $image"
 	mcs_download "$image"
+	# vmlinuz_in PKG: the path of the kernel in PKG's .deb (boot/vmlinuz-<abi>;
+	# from 7.x usr/lib/modules/<abi>/vmlinuz, in linux-binary-<abi>)
+	vmlinuz_in() {
+		dpkg-deb -c "$(deb_of "$1")" | awk '{ print $NF }' |
+			grep -m1 -xF -e "./boot/vmlinuz-$abi" -e "./usr/lib/modules/$abi/vmlinuz" || true
+	}
+	bin=$image
+	member=$(vmlinuz_in "$bin")
+	if [[ -z $member ]]; then
+		bin=$(depends_of "$image" | grep -F "linux-binary-$abi=" | head -1 || true)
+		[[ -n $bin ]] || die "no vmlinuz in $image, and no linux-binary-$abi among its dependencies"
+		mcs_download "$bin"
+		bin=${bin%%=*}
+		member=$(vmlinuz_in "$bin")
+		[[ -n $member ]] || die "no vmlinuz in $image or $bin"
+	fi
 	rm -rf "${dir:?}/boot"
-	dpkg-deb --fsys-tarfile "$(deb_of "$image")" | tar -x -C "$dir" ./boot
-	[[ -f $dir/boot/vmlinuz-$abi ]] || die "no vmlinuz in $image"
+	mkdir -p "$dir/boot"
+	dpkg-deb --fsys-tarfile "$(deb_of "$bin")" | tar -x -O "$member" > "$dir/boot/vmlinuz-$abi"
+	[[ -s $dir/boot/vmlinuz-$abi ]] || die "no vmlinuz in $bin"
 	ln -sfn "boot/vmlinuz-$abi" "$dir/vmlinuz"
 	touch "$dir/.image-done"
 fi
