@@ -5,13 +5,13 @@
 #   make             build memcg_stock.ko against KDIR (default: running kernel)
 #   make deps        install the Debian packages the rig needs (idempotent)
 #   make kunit       KUnit suites under UML built from Debian's newest linux-source-7.*
-#   make vmtest      selftests (+KUnit) on Debian 6.12 generic/RT and our 6.12 debug kernels
+#   make vmtest      selftests (+KUnit) on Debian 6.12 generic/RT, 6.1 generic and our 6.12 debug kernels
 #   make compile-6.1 compile check against bookworm's 6.1 headers
 #   make lint        checkpatch --strict and sparse, zero warnings
 #   make dkms-check  dkms add + build against Debian's 6.12 headers (private tree)
 #   make check       all of the above (what .ci/run runs)
 #   make bench       stress + A/B benchmark on the default test kernel
-#   make soak        10 consecutive stress runs (all cases) per test kernel
+#   make soak        10 consecutive stress runs (all cases) per test kernel, + 6.1 RT, cloud, 8 vCPUs, NUMA
 #   make clean
 
 KDIR ?= /lib/modules/$(shell uname -r)/build

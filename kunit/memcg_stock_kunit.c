@@ -11,7 +11,10 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/kfence.h>
 #include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -692,9 +695,41 @@ static void slab_memcg_comes_from_cache(struct kunit *test)
 	}
 }
 
+/*
+ * Every per-node struct lives on its own node: mcs_memcg_pn_alloc() passes
+ * the node to kmem_cache_alloc_node() (kzalloc_node() with slab_kmalloc=1).
+ * An allocation without the node would land on the allocating CPU's node
+ * and fail here for every other node with memory.  One node online (UML,
+ * the debug kernels, qemu without -numa): nothing to tell apart, skipped.
+ */
+static void slab_per_node_on_its_node(struct kunit *test)
+{
+	struct mcs_memcg *memcg;
+	int nid, checked = 0;
+
+	if (num_node_state(N_MEMORY) < 2)
+		kunit_skip(test, "%u node(s) with memory: locality cannot be told apart",
+			   num_node_state(N_MEMORY));
+	memcg = test_memcg(test, NULL);
+	for_each_node_state(nid, N_MEMORY) {
+		struct mcs_memcg_per_node *pn = memcg->nodeinfo[nid];
+
+		KUNIT_ASSERT_NOT_NULL(test, pn);
+		/* a KFENCE object comes from KFENCE's pool, not the node */
+		if (is_kfence_address(pn))
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, page_to_nid(virt_to_page(pn)), nid,
+				    "per-node struct of node %d allocated on node %d",
+				    nid, page_to_nid(virt_to_page(pn)));
+		checked++;
+	}
+	KUNIT_EXPECT_GE(test, checked, 2);
+}
+
 static struct kunit_case slab_cases[] = {
 	KUNIT_CASE(slab_objects_stride_and_alignment),
 	KUNIT_CASE(slab_memcg_comes_from_cache),
+	KUNIT_CASE(slab_per_node_on_its_node),
 	{}
 };
 

@@ -12,7 +12,8 @@
 #   BENCH_MS           duration of one measurement in ms (default 200)
 #   BENCH_CLIENTS      client counts (default: 1 2 4 ... 4 x CPUs)
 #   BENCH_KERNELS      where to run: uml (default) and/or the qemu kernels
-#                      deb-amd64 deb-rt-amd64 dbg-generic dbg-rt (space separated)
+#                      by name (lib.sh: deb-amd64 deb-rt-amd64 deb-6.1-amd64 ...
+#                      dbg-generic dbg-rt), space separated
 #   MCS_UML_CPUS       guest CPUs (default 2)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -109,15 +110,11 @@ INIT
 
 # bench_qemu NAME DIR: the same jobs in one of the qemu kernels of vmtest.sh.
 bench_qemu() {
-	local name=$1 V=$2 d vmlinuz kdir M
-	case $name in
-	deb-amd64) d=$("$here/fetch-debian-kernel.sh" amd64) ;;
-	deb-rt-amd64) d=$("$here/fetch-debian-kernel.sh" rt-amd64) ;;
-	dbg-generic) d=$("$here/build-debug-kernel.sh" generic) ;;
-	dbg-rt) d=$("$here/build-debug-kernel.sh" rt) ;;
-	*) die "unknown BENCH_KERNELS entry '$name'" ;;
-	esac
-	vmlinuz=$d/vmlinuz kdir=$d/build
+	local name=$1 V=$2 vmlinuz kdir M
+	[[ $(mcs_kernel_spec "$name") == "$name 0 0" ]] ||
+		die "BENCH_KERNELS entry '$name': a kernel name without +options"
+	read -r vmlinuz kdir _ <<<"$(mcs_qemu_kernel "$name")"
+	[[ -n $kdir ]] || die "kernel $name not available"
 	mkdir -p "$V"
 	M=$(mcs_build_module "$kdir" "bench-$name")
 	{

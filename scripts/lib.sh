@@ -82,3 +82,54 @@ mcs_check_console() {
 		die "kernel splat in $f (lines above)"
 	fi
 }
+
+# The qemu test kernels, by name (VM_KERNELS, SOAK_KERNELS, BENCH_KERNELS):
+#   deb-FLAVOUR         Debian bookworm's newest 6.12 of FLAVOUR (amd64,
+#                       rt-amd64, cloud-amd64)
+#   deb-SERIES-FLAVOUR  Debian's newest SERIES.* of FLAVOUR in any suite the
+#                       private apt configuration reaches (deb-6.1-amd64,
+#                       deb-6.1-rt-amd64, deb-7.3-amd64, ...);
+#                       `scripts/fetch-debian-kernel.sh --list` lists them
+#   dbg-generic, dbg-rt our 6.12 debug kernels (scripts/build-debug-kernel.sh);
+#   dbg-numa            the same as dbg-generic with NUMA (soak, +numaN)
+# A spec may add guest options: NAME[+smpN][+numaN] (N vCPUs, N NUMA nodes),
+# e.g. deb-amd64+smp8, deb-amd64+smp4+numa4.
+MCS_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa'
+
+# mcs_kernel_spec SPEC: check a spec and print "NAME SMP NUMA" (0: not given)
+mcs_kernel_spec() {
+	local spec=$1 name smp=0 numa=0 opt
+	name=${spec%%+*}
+	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa ]] ||
+		die "unknown kernel '$name' in '$spec': expected $MCS_KERNEL_NAMES"
+	[[ $spec == *+* ]] && for opt in $(tr '+' ' ' <<<"${spec#*+}"); do
+		case $opt in
+		smp[1-9]*) smp=${opt#smp} ;;
+		numa[1-9]*) numa=${opt#numa} ;;
+		*) opt= ;;
+		esac
+		[[ -n $opt && $smp =~ ^[0-9]+$ && $numa =~ ^[0-9]+$ ]] ||
+			die "bad option in kernel spec '$spec': expected NAME[+smpN][+numaN]"
+	done
+	echo "$name $smp $numa"
+}
+
+# mcs_qemu_kernel NAME: fetch or build a qemu test kernel and print
+# "VMLINUZ KDIR DEBUG" (DEBUG 1: our debug kernels, with KUnit and lockdep)
+mcs_qemu_kernel() {
+	local d
+	case $1 in
+	dbg-generic | dbg-rt | dbg-numa)
+		d=$("$MCS_RIG/build-debug-kernel.sh" "${1#dbg-}") || return 1
+		echo "$d/vmlinuz $d/build 1"
+		;;
+	deb-6.1) die "deb-6.1 is a headers-only tree (make compile-6.1): boot deb-6.1-amd64" ;;
+	deb-?*)
+		d=$("$MCS_RIG/fetch-debian-kernel.sh" "${1#deb-}") || return 1
+		[[ -f $d/vmlinuz ]] || die "no $d/vmlinuz"
+		echo "$d/vmlinuz $d/build 0"
+		;;
+	*) die "unknown kernel '$1': expected $MCS_KERNEL_NAMES" ;;
+	esac
+}

@@ -12,6 +12,9 @@
 #   QEMU_TIMEOUT  seconds before qemu is killed (default 600)
 #   QEMU_MEM      guest memory (default 1G)
 #   QEMU_APPEND   extra kernel command line
+#   QEMU_NUMA     NUMA nodes (default 1: no -numa options); guest memory is
+#                 split evenly, node i is socket i with SMP/N vCPUs (with
+#                 fewer vCPUs than nodes, the nodes beyond are memory-only)
 #   MCS_ACCEL     auto (default: kvm if usable, else tcg), kvm or tcg
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -52,14 +55,42 @@ tcg)	thread=multi
 	accel_args=(-accel "tcg,thread=$thread" -cpu max) ;;
 *)	die "MCS_ACCEL=$accel: expected auto, kvm or tcg" ;;
 esac
+# memory in MiB, for the split between NUMA nodes
+mem=${QEMU_MEM:-1G}
+case $mem in
+*G) mem_mb=$((${mem%G} * 1024)) ;;
+*M) mem_mb=${mem%M} ;;
+*) [[ $mem =~ ^[0-9]+$ ]] || die "QEMU_MEM=$mem: expected NM or NG"; mem_mb=$mem ;;
+esac
+nodes=${QEMU_NUMA:-1}
+[[ $nodes =~ ^[1-9][0-9]*$ ]] || die "QEMU_NUMA=$nodes: expected a node count"
+# One socket per node with vCPUs: the default topology (every vCPU a core of
+# one socket, one LLC) across nodes makes the kernel warn in topology_sane()
+# ("llc-sibling CPU #0 is not on the same node"), a panic with panic_on_warn.
+# Nodes beyond the vCPU count get memory only.
+smp_args=("$smp")
+numa_args=()
+if ((nodes > 1)); then
+	((mem_mb % nodes == 0)) || die "QEMU_MEM=$mem does not split evenly over $nodes nodes"
+	sockets=$((smp < nodes ? smp : nodes))
+	((smp % sockets == 0)) || die "$smp vCPUs do not split evenly over $sockets NUMA nodes"
+	smp_args=("$smp,sockets=$sockets,cores=$((smp / sockets)),threads=1")
+	for ((i = 0; i < nodes; i++)); do
+		numa_args+=(-object "memory-backend-ram,id=mem$i,size=$((mem_mb / nodes))M"
+			-numa "node,nodeid=$i,memdev=mem$i")
+	done
+	for ((i = 0; i < sockets; i++)); do
+		numa_args+=(-numa "cpu,node-id=$i,socket-id=$i")
+	done
+fi
 append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 ${QEMU_APPEND:-}"
 
 mkdir -p "$(dirname "$logf")"
-log "qemu: accel=$accel smp=$smp ($(basename "$kernel"))"
-echo "mcs-qemu: accel=$accel smp=$smp" > "$logf"
+log "qemu: accel=$accel smp=$smp numa=$nodes ($(basename "$kernel"))"
+echo "mcs-qemu: accel=$accel smp=$smp numa=$nodes" > "$logf"
 set +e
 timeout -k 5 "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 \
-	"${accel_args[@]}" -smp "$smp" -m "${QEMU_MEM:-1G}" \
+	"${accel_args[@]}" -smp "${smp_args[@]}" -m "${mem_mb}M" "${numa_args[@]}" \
 	-nographic -no-reboot -monitor none -nic none \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \

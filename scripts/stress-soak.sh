@@ -2,10 +2,18 @@
 # stress-soak.sh (`make soak`): N consecutive stress runs ("echo all > run",
 # every case of the harness's table) per kernel, in one boot each: UML and
 # the qemu kernels, then the fuzzer (selftests/mcs_fuzz) for longer than in
-# `make check`.  Fails unless every run says verdict=PASS, the fuzzer passes
-# and the console stays clean.
+# `make check`.  On our debug kernels the KUnit suites run first (at the
+# guest's vCPU and node count).  Fails unless every run says verdict=PASS,
+# the fuzzer passes, every KUnit case passes and the console stays clean.
 #   SOAK_RUNS     runs per kernel (default 10)
-#   SOAK_KERNELS  default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
+#   SOAK_KERNELS  uml and qemu kernels by name (lib.sh, mcs_qemu_kernel),
+#                 NAME[+smpN][+numaN] for N vCPUs (default 2) / N NUMA nodes;
+#                 default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
+#                 deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8
+#                 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4
+#                 (8 vCPUs on a 2-core host: qemu-run.sh uses thread=single;
+#                 NUMA: 2 and 4 nodes, 1 GiB split evenly; dbg-numa runs the
+#                 KUnit node-locality case on 4 real nodes)
 #   SOAK_FUZZ_SECONDS  fuzzing per kernel (default 300; 0: no fuzzing)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +23,8 @@ runs=${SOAK_RUNS:-10}
 fuzz_s=${SOAK_FUZZ_SECONDS:-300}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "SOAK_FUZZ_SECONDS=$fuzz_s is not a number"
 S=$MCS_OUT/soak
+kernels=(${SOAK_KERNELS:-uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4})
+for k in "${kernels[@]}"; do [[ $k == uml ]] || mcs_kernel_spec "$k" > /dev/null; done
 mkdir -p "$S"
 
 # the fuzzer: a static binary, one build for every kernel
@@ -30,6 +40,8 @@ fi
 # the guest side: one shell script for every kernel
 cat >"$S/soak.sh" <<EOF2
 D=/sys/kernel/debug/memcg_stock
+# the footprint report for this guest's node count (README: per node count)
+sed 's/^/MCS-SOAK slab: /' \$D/slab
 pass=0
 i=0
 while [ \$i -lt $runs ]; do
@@ -38,7 +50,10 @@ while [ \$i -lt $runs ]; do
 	echo all > \$D/run || { echo "MCS-SOAK run \$i: start failed"; continue; }
 	while grep -q '^state=running' \$D/run; do sleep 1; done
 	v=\$(grep -m1 '^verdict=' \$D/results)
-	echo "MCS-SOAK run \$i: \$v (\$((\$(cut -d. -f1 /proc/uptime) - t0)) s)"
+	# hotplug cycles of every case that asked for hotplug (case:state/cycles)
+	hp=\$(awk -F= '/^case=/ { c = \$2 } /^hotplug=/ { h = \$2 }
+		/^hotplug_cycles=/ && h != "off" { printf "%s:%s/%s ", c, h, \$2 }' \$D/results)
+	echo "MCS-SOAK run \$i: \$v (\$((\$(cut -d. -f1 /proc/uptime) - t0)) s) cpus=\$(grep -c ^processor /proc/cpuinfo) hotplug \$hp"
 	[ "\$v" = verdict=PASS ] && pass=\$((pass + 1))
 done
 echo "MCS-SOAK passed \$pass/$runs"
@@ -52,7 +67,7 @@ fi
 EOF2
 
 rc=0
-for k in ${SOAK_KERNELS:-uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt}; do
+for k in "${kernels[@]}"; do
 	d=$S/$k
 	rm -rf "$d"
 	mkdir -p "$d"
@@ -86,22 +101,35 @@ INIT
 		grep -q '^MCS-SOAK-RC 0' "$d/console.log" && grep -q '^MCS-RMMOD rc=0' "$d/console.log" &&
 			(mcs_check_console "$d/dmesg.txt") && ok=1
 	else
-		case $k in
-		deb-amd64) kd=$("$here/fetch-debian-kernel.sh" amd64) ;;
-		deb-rt-amd64) kd=$("$here/fetch-debian-kernel.sh" rt-amd64) ;;
-		dbg-generic) kd=$("$here/build-debug-kernel.sh" generic) ;;
-		dbg-rt) kd=$("$here/build-debug-kernel.sh" rt) ;;
-		*) die "unknown kernel $k" ;;
-		esac
-		M=$(mcs_build_module "$kd/build" "soak-$k")
+		read -r kname ksmp knuma <<<"$(mcs_kernel_spec "$k")"
+		((ksmp)) || ksmp=2
+		((knuma)) || knuma=1
+		kinfo=$(mcs_qemu_kernel "$kname") || { log "soak $k: FAIL (kernel not available)"; rc=1; continue; }
+		read -r vmlinuz kdir _ <<<"$kinfo"
+		M=$(mcs_build_module "$kdir" "soak-$kname") ||
+			{ log "soak $k: FAIL (module build)"; rc=1; continue; }
 		mkdir -p "$d/mod"
 		cp "$M/memcg_stock.ko" "$d/mod/"
+		# our debug kernels: the KUnit suites too, at this vCPU and node count
+		[[ -f $M/memcg_stock_test.ko ]] && cp "$M/memcg_stock_test.ko" "$d/mod/"
 		"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$F" "$S/soak.sh"
-		QEMU_TIMEOUT=$((runs * 300 + 300 + fuzz_s * 2)) QEMU_APPEND="MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
-			"$here/qemu-run.sh" "$kd/vmlinuz" \
-			"$d/initramfs.cpio.gz" "$d/console.log" 2 || true
+		# more vCPUs than host cores: single-threaded TCG, every run slower
+		QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * (ksmp > 4 ? 3 : 1))) QEMU_NUMA=$knuma \
+			QEMU_APPEND="MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
+			"$here/qemu-run.sh" "$vmlinuz" \
+			"$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" || true
 		ok=0
 		grep -q '^MCS-VERDICT: PASS' "$d/console.log" && ok=1
+		if [[ -f $d/mod/memcg_stock_test.ko ]]; then
+			awk '/^MCS-KTAP-END$/ { on = 0 } on { print } /^MCS-KTAP-BEGIN$/ { on = 1 }' \
+				"$d/console.log" > "$d/ktap.txt"
+			kt_ok=$(grep -cE '^[[:space:]]*ok ' "$d/ktap.txt" || true)
+			kt_skip=$(grep -cE '^[[:space:]]*ok .*# SKIP' "$d/ktap.txt" || true)
+			kt_bad=$(grep -cE '^[[:space:]]*not ok ' "$d/ktap.txt" || true)
+			echo "MCS-SOAK kunit: $kt_ok ok ($kt_skip skipped), $kt_bad not ok" >> "$d/console.log"
+			grep -E '^[[:space:]]*(not ok |ok .*# SKIP)' "$d/ktap.txt" | sed "s/^ */$k: kunit: /" >&2 || true
+			((kt_ok > 0 && kt_bad == 0)) || ok=0
+		fi
 	fi
 	grep -a '^MCS-SOAK' "$d/console.log" | sed "s/^/$k: /" >&2 || true
 	if ((ok)); then

@@ -3,11 +3,17 @@
 # with an initramfs holding memcg_stock.ko (+ memcg_stock_test.ko where the
 # kernel has KUnit) and the selftests, then judge the serial log on the host.
 #
-# Kernels (VM_KERNELS, default all four):
-#   deb-amd64     Debian bookworm's 6.12 generic  (scripts/fetch-debian-kernel.sh)
-#   deb-rt-amd64  Debian bookworm's 6.12 PREEMPT_RT
-#   dbg-generic   our 6.12 debug kernel: KUnit, lockdep, kmemleak (scripts/build-debug-kernel.sh)
-#   dbg-rt        the same with PREEMPT_RT
+# Kernels (VM_KERNELS, by name: see mcs_qemu_kernel in lib.sh; default
+# deb-amd64 deb-rt-amd64 deb-6.1-amd64 dbg-generic dbg-rt):
+#   deb-amd64      Debian bookworm's 6.12 generic  (scripts/fetch-debian-kernel.sh)
+#   deb-rt-amd64   Debian bookworm's 6.12 PREEMPT_RT
+#   deb-6.1-amd64  Debian bookworm's 6.1 generic
+#   deb-[SERIES-]FLAVOUR  any other Debian kernel (fetch-debian-kernel.sh --list)
+#   dbg-generic    our 6.12 debug kernel: KUnit, lockdep, kmemleak (scripts/build-debug-kernel.sh)
+#   dbg-rt         the same with PREEMPT_RT
+# A name may carry guest options, NAME[+smpN][+numaN]: N vCPUs (default
+# VM_SMP), N NUMA nodes (qemu-run.sh QEMU_NUMA); results go to a directory of
+# that name.
 # A kernel fails on: a module build error, no verdict line (panic, hang),
 # a guest-side failure, fewer than 2 CPUs, a failed insmod or rmmod, a failed,
 # missing or unparsable KUnit suite (debug kernels; expected suites = every
@@ -16,7 +22,7 @@
 # switched off, or any splat on the console.
 # Results: $MCS_OUT/vm/<kernel>/ (console.log, ktap.txt, kunit.txt, ...).
 #
-# Environment: VM_KERNELS, VM_SMP (default 2), QEMU_TIMEOUT (per boot, default
+# Environment: VM_KERNELS, VM_SMP (default 2), VM_NUMA (default 1 node), QEMU_TIMEOUT (per boot, default
 # 600 s), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
 # MCS_FUZZ_SECONDS (how long selftests/mcs_fuzz fuzzes, default 60),
 # MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests).
@@ -51,8 +57,8 @@ impossible_cpu_state() {
 	return 1
 }
 
-kernels=(${VM_KERNELS:-deb-amd64 deb-rt-amd64 dbg-generic dbg-rt})
-smp=${VM_SMP:-2}
+kernels=(${VM_KERNELS:-deb-amd64 deb-rt-amd64 deb-6.1-amd64 dbg-generic dbg-rt})
+for k in "${kernels[@]}"; do mcs_kernel_spec "$k" > /dev/null; done
 V=$MCS_OUT/vm
 mkdir -p "$V"
 t0=$SECONDS
@@ -73,18 +79,6 @@ mapfile -t suites < <(cat "$MCS_SRC"/kunit/*.c 2>/dev/null |
 	grep -oE '\.name[[:space:]]*=[[:space:]]*"mcs_[^"]*"' | sed -E 's/.*"(.*)"/\1/' | sort -u)
 shopt -u nullglob
 
-# kernel_for NAME: print "VMLINUZ KDIR DEBUG(0|1)"
-kernel_for() {
-	local d
-	case $1 in
-	deb-amd64) d=$("$here/fetch-debian-kernel.sh" amd64) && echo "$d/vmlinuz $d/build 0" ;;
-	deb-rt-amd64) d=$("$here/fetch-debian-kernel.sh" rt-amd64) && echo "$d/vmlinuz $d/build 0" ;;
-	dbg-generic) d=$("$here/build-debug-kernel.sh" generic) && echo "$d/vmlinuz $d/build 1" ;;
-	dbg-rt) d=$("$here/build-debug-kernel.sh" rt) && echo "$d/vmlinuz $d/build 1" ;;
-	*) die "unknown kernel '$1' (deb-amd64 deb-rt-amd64 dbg-generic dbg-rt)" ;;
-	esac
-}
-
 # block LOG BEGIN-RE END-RE: the lines strictly between two marker lines
 block() {
 	awk -v b="$2" -v e="$3" '$0 ~ e { on = 0 } on { print } $0 ~ b { on = 1 }' "$1"
@@ -104,7 +98,8 @@ judge() {
 		echo "guest: ${verdict#MCS-VERDICT: }"
 	fi
 	t=$(sed -n 's/^MCS-BOOT .* cpus=\([0-9]*\)$/\1/p' "$c" | head -1)
-	[[ -n $t ]] && ((t >= 2)) || [[ -z $verdict ]] || echo "cpus online: ${t:-?} (< 2)"
+	[[ -n $t ]] && ((t >= 2 && t >= ksmp)) || [[ -z $verdict ]] ||
+		echo "cpus online: ${t:-?} (< 2 or < $ksmp)"
 	grep -qx 'MCS-INSMOD memcg_stock rc=0' "$c" || [[ -z $verdict ]] || echo "insmod memcg_stock failed"
 
 	# KUnit (debug kernels only: Debian's have no CONFIG_KUNIT)
@@ -197,15 +192,21 @@ for k in "${kernels[@]}"; do
 	mkdir -p "$d"
 	tk=$SECONDS
 	log "=== $k ==="
-	if ! kinfo=$(kernel_for "$k"); then
-		result[$k]=FAIL reason[$k]="kernel not available" times[$k]="$((SECONDS - tk))"
+	read -r kname ksmp knuma <<<"$(mcs_kernel_spec "$k")"
+	((ksmp)) || ksmp=${VM_SMP:-2}
+	((knuma)) || knuma=${VM_NUMA:-1}
+	kinfo=$(mcs_qemu_kernel "$kname" 2> "$d/kernel.err") || kinfo=
+	cat "$d/kernel.err" >&2
+	if [[ -z $kinfo ]]; then
+		result[$k]=FAIL reason[$k]="kernel not available: $(grep -m1 '^error:' "$d/kernel.err" | cut -c1-200 || true)"
+		times[$k]="$((SECONDS - tk))"
 		failed=1
 		continue
 	fi
 	read -r vmlinuz kdir debug <<<"$kinfo"
 	tb=$SECONDS
 	tkernel=$((tb - tk))
-	if ! m=$(mcs_build_module "$kdir" "vm-$k"); then
+	if ! m=$(mcs_build_module "$kdir" "vm-$kname"); then
 		result[$k]=FAIL reason[$k]="module build failed" times[$k]="$tkernel+$((SECONDS - tb))"
 		failed=1
 		continue
@@ -218,7 +219,8 @@ for k in "${kernels[@]}"; do
 	tq=$SECONDS
 	for attempt in 1 2; do
 		qrc=0
-		"$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$smp" || qrc=$?
+		QEMU_NUMA=$knuma "$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" ||
+			qrc=$?
 		# the end mark proves that the judge ran to its end (a `die` half-way
 		# would otherwise look like a run without failures)
 		mapfile -t why < <(judge "$k" "$d" "$debug" && echo '<judged>')
