@@ -181,6 +181,31 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 #define MCS_WQ_PERCPU	0
 #endif
 
+/*
+ * The module's internals (its per-CPU stocks, slab caches, test hooks and
+ * NMI source) are exported only into the symbol namespace
+ * MEMCG_STOCK_INTERNAL, which only the KUnit module imports; a client
+ * module that uses one of them fails at modpost.  Since 6.13 a namespace
+ * is a string literal in EXPORT_SYMBOL_NS_GPL() and MODULE_IMPORT_NS();
+ * before, an identifier that the macros turn into a string.  sparse loses
+ * the address space of a per-CPU variable across an export, so per-CPU
+ * exports are left out under __CHECKER__ (as EXPORT_PER_CPU_SYMBOL does).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define MCS_EXPORT_INTERNAL(sym)					\
+	EXPORT_SYMBOL_NS_GPL(sym, "MEMCG_STOCK_INTERNAL")
+#define MCS_IMPORT_INTERNAL()	MODULE_IMPORT_NS("MEMCG_STOCK_INTERNAL")
+#else
+#define MCS_EXPORT_INTERNAL(sym)					\
+	EXPORT_SYMBOL_NS_GPL(sym, MEMCG_STOCK_INTERNAL)
+#define MCS_IMPORT_INTERNAL()	MODULE_IMPORT_NS(MEMCG_STOCK_INTERNAL)
+#endif
+#ifndef __CHECKER__
+#define MCS_EXPORT_INTERNAL_PER_CPU(var)	MCS_EXPORT_INTERNAL(var)
+#else
+#define MCS_EXPORT_INTERNAL_PER_CPU(var)
+#endif
+
 /* kzalloc_obj() is a late 6.12.y / 7.x addition. */
 #ifndef kzalloc_obj
 #define kzalloc_obj(P, GFP)	kzalloc(sizeof(P), GFP)

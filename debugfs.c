@@ -143,28 +143,29 @@ static const struct file_operations selftest_fops = {
 	.llseek = default_llseek,
 };
 
-int mcs_debugfs_init(void)
+/**
+ * mcs_selftest_file_init() - create the debugfs file "selftest"
+ * @dir: the module's debugfs directory
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int mcs_selftest_file_init(struct dentry *dir)
 {
-	int ret;
-
-	ret = mcs_stress_init();
-	if (ret)
-		return ret;
 	selftest_log = kzalloc(SELFTEST_LOG_SIZE, GFP_KERNEL);
-	if (!selftest_log) {
-		mcs_stress_exit();
+	if (!selftest_log)
 		return -ENOMEM;
-	}
-	debugfs_create_file("selftest", 0600, mcs_debugfs_root, NULL, &selftest_fops);
+	debugfs_create_file("selftest", 0600, dir, NULL, &selftest_fops);
 	return 0;
 }
 
-void mcs_debugfs_exit(void)
+/**
+ * mcs_selftest_file_exit() - free what mcs_selftest_file_init() allocated
+ *
+ * Only once the file is gone: removing the directory waits for its
+ * readers and writers.
+ */
+void mcs_selftest_file_exit(void)
 {
-	/* A stress run must end before the module tears down what it charges. */
-	mcs_stress_exit();
-	/* Removing the directory waits for readers and writers to leave. */
-	debugfs_remove(mcs_debugfs_root);
-	mcs_debugfs_root = NULL;
 	kfree(selftest_log);
+	selftest_log = NULL;
 }

@@ -252,6 +252,9 @@ static inline enum mcs_stock_mode mcs_stock_mode_now(void)
 void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);
 
+/* charge.c: a test hook (the KUnit misuse cases) */
+void mcs_charge_expect_misuse(bool expect);
+
 /* coupled_stock.c */
 void mcs_coupled_init(void);
 bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages);
@@ -299,11 +302,20 @@ bool mcs_nmi_pending(int cpu);
 long mcs_nmi_count(void);
 bool mcs_nmi_supported(void);
 
-/* debugfs.c */
+/* memcg_stock.c: set-up and tear-down of the mechanism (module.c calls) */
+int mcs_stock_init(void);
+void mcs_stock_exit(void);
+
+/* module.c: the module's debugfs directory (the harness lives under it) */
 struct dentry;
 extern struct dentry *mcs_debugfs_root;
-int mcs_debugfs_init(void);
-void mcs_debugfs_exit(void);
+
+/* slab_report.c: the debugfs "slab" footprint table */
+void mcs_slab_report_init(struct dentry *dir);
+
+/* debugfs.c: the "selftest" file and the harness claim */
+int mcs_selftest_file_init(struct dentry *dir);
+void mcs_selftest_file_exit(void);
 
 /*
  * The debugfs harness users that exclude each other: a stress run (from
@@ -337,7 +349,7 @@ int mcs_input_match(const char *what, const char *key, const char *val,
 /* bench.c */
 void mcs_bench_init(struct dentry *dir);
 
-/* stress.c: the debugfs stress harness, set up and torn down by debugfs.c */
+/* stress.c: the debugfs stress harness, set up and torn down by module.c */
 int mcs_stress_init(void);
 void mcs_stress_exit(void);
 

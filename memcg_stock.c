@@ -37,7 +37,6 @@
 #include <linux/module.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
-#include <linux/debugfs.h>
 #include <linux/irq_work.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
@@ -55,7 +54,7 @@ DEFINE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock) = {
 	.lock = INIT_LOCAL_TRYLOCK(lock),
 };
 
-EXPORT_PER_CPU_SYMBOL_GPL(mcs_memcg_stock);
+MCS_EXPORT_INTERNAL_PER_CPU(mcs_memcg_stock);
 
 static struct mcs_memcg *root_memcg;
 static DEFINE_MUTEX(offline_mutex);	/* one offline at a time, start to end */
@@ -66,8 +65,6 @@ static enum cpuhp_state hp_state;
 static atomic_t next_id = ATOMIC_INIT(0);
 static atomic_long_t nr_alive = ATOMIC_LONG_INIT(0);
 atomic_t mcs_pending_frees = ATOMIC_INIT(0);
-
-struct dentry *mcs_debugfs_root;
 
 /* ---- memcg objects ---------------------------------------------------- */
 
@@ -991,7 +988,7 @@ int mcs_stock_set_mode(enum mcs_stock_mode mode)
 }
 EXPORT_SYMBOL_GPL(mcs_stock_set_mode);
 
-/* ---- module init and exit ------------------------------------------------ */
+/* ---- set-up and tear-down ------------------------------------------------ */
 
 /*
  * Module exit: drain every possible CPU, online ones through their work,
@@ -1018,7 +1015,15 @@ static void drain_everything(void)
 	mutex_unlock(&drain_mutex);
 }
 
-static int __init mcs_init(void)
+/**
+ * mcs_stock_init() - set up the stocks, the drain workqueue, the root memcg
+ *	and the CPU hotplug callback
+ *
+ * Called once from module init, after mcs_slab_init().  Task context.
+ *
+ * Return: 0, or a negative errno with everything undone.
+ */
+int mcs_stock_init(void)
 {
 	int cpu, ret;
 
@@ -1028,16 +1033,10 @@ static int __init mcs_init(void)
 
 	mcs_objcg_init();
 	mcs_coupled_init();
-	mcs_debugfs_root = debugfs_create_dir("memcg_stock", NULL);
 
-	ret = mcs_slab_init();
-	if (ret)
-		goto err_debugfs;
-
-	ret = -ENOMEM;
 	mcs_drain_wq = alloc_workqueue("mcs_drain", MCS_WQ_PERCPU, 0);
 	if (!mcs_drain_wq)
-		goto err_slab;
+		return -ENOMEM;
 
 	root_memcg = memcg_create(NULL, "root");
 	if (IS_ERR(root_memcg)) {
@@ -1050,15 +1049,8 @@ static int __init mcs_init(void)
 	if (ret < 0)
 		goto err_root;
 	hp_state = ret;
-
-	ret = mcs_debugfs_init();
-	if (ret)
-		goto err_hp;
-	mcs_bench_init(mcs_debugfs_root);
 	return 0;
 
-err_hp:
-	cpuhp_remove_state_nocalls(hp_state);
 err_root:
 	mcs_memcg_objcg_kill(root_memcg);
 	mcs_wait_for_frees();
@@ -1066,16 +1058,18 @@ err_root:
 	mcs_wait_for_frees();
 err_wq:
 	destroy_workqueue(mcs_drain_wq);
-err_slab:
-	mcs_slab_exit();
-err_debugfs:
-	debugfs_remove(mcs_debugfs_root);
 	return ret;
 }
 
-static void __exit mcs_exit(void)
+/**
+ * mcs_stock_exit() - undo mcs_stock_init()
+ *
+ * Called from module exit once no user of the module is left.  Drains
+ * every stock, waits for every deferred release, and warns about leaked
+ * memcgs and objcgs.  Task context; sleeps.
+ */
+void mcs_stock_exit(void)
 {
-	mcs_debugfs_exit();
 	drain_everything();
 	destroy_workqueue(mcs_drain_wq);
 
@@ -1088,14 +1082,4 @@ static void __exit mcs_exit(void)
 	mcs_wait_for_frees();
 	WARN_ONCE(atomic_long_read(&nr_alive), "memcg_stock: %ld memcgs leaked\n",
 		  atomic_long_read(&nr_alive));
-	mcs_slab_exit();
-	debugfs_remove(mcs_debugfs_root);
 }
-
-module_init(mcs_init);
-module_exit(mcs_exit);
-
-MODULE_LICENSE("GPL");
-MODULE_AUTHOR("memcg_stock developers");
-MODULE_DESCRIPTION("Per-CPU memcg and objcg charge stocks with local_trylock, as a loadable model");
-MODULE_VERSION("0.1");

@@ -292,7 +292,6 @@ unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr);
 void mcs_migrate_charge(struct mcs_charge *old, struct mcs_charge *new);
 long mcs_charge_stat(struct mcs_memcg *memcg, enum mcs_charge_item item);
 long mcs_charge_misuses(void);
-void mcs_charge_expect_misuse(bool expect);
 
 /* ---- end charge lifetime API ---- */
 

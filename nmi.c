@@ -52,7 +52,7 @@ bool mcs_nmi_supported(void)
 {
 	return MCS_HAVE_NMI_SOURCE;
 }
-EXPORT_SYMBOL_GPL(mcs_nmi_supported);
+MCS_EXPORT_INTERNAL(mcs_nmi_supported);
 
 /**
  * mcs_nmi_register() - become the user of the NMI source
@@ -81,7 +81,7 @@ int mcs_nmi_register(void (*fn)(void *arg), void *arg)
 	}
 	return ret;
 }
-EXPORT_SYMBOL_GPL(mcs_nmi_register);
+MCS_EXPORT_INTERNAL(mcs_nmi_register);
 
 /**
  * mcs_nmi_unregister() - stop using the NMI source
@@ -103,7 +103,7 @@ void mcs_nmi_unregister(void)
 		per_cpu(nmi_asked, cpu) = 0;
 	clear_bit_unlock(0, &nmi_busy);
 }
-EXPORT_SYMBOL_GPL(mcs_nmi_unregister);
+MCS_EXPORT_INTERNAL(mcs_nmi_unregister);
 
 /**
  * mcs_nmi_raise() - send an NMI to a CPU
@@ -121,7 +121,7 @@ bool mcs_nmi_raise(int cpu)
 	mcs_compat_send_nmi(cpu);
 	return true;
 }
-EXPORT_SYMBOL_GPL(mcs_nmi_raise);
+MCS_EXPORT_INTERNAL(mcs_nmi_raise);
 
 /**
  * mcs_nmi_pending() - is an NMI sent to a CPU still unhandled?
@@ -133,7 +133,7 @@ bool mcs_nmi_pending(int cpu)
 {
 	return READ_ONCE(per_cpu(nmi_asked, cpu));
 }
-EXPORT_SYMBOL_GPL(mcs_nmi_pending);
+MCS_EXPORT_INTERNAL(mcs_nmi_pending);
 
 /**
  * mcs_nmi_count() - NMIs handled since load
@@ -144,4 +144,4 @@ long mcs_nmi_count(void)
 {
 	return atomic_long_read(&nr_nmis);
 }
-EXPORT_SYMBOL_GPL(mcs_nmi_count);
+MCS_EXPORT_INTERNAL(mcs_nmi_count);

@@ -2425,7 +2425,7 @@ static struct dentry *stress_dentries[ARRAY_SIZE(stress_files)];
 /**
  * mcs_stress_init() - create the stress harness and its debugfs files
  *
- * Called from mcs_debugfs_init(), with mcs_debugfs_root created.
+ * Called from module init (module.c), with mcs_debugfs_root created.
  *
  * Return: 0 or -ENOMEM.
  */
