@@ -294,68 +294,8 @@ bool mcs_slab_uses_kmalloc(void);
 struct kmem_cache *mcs_memcg_cache(void);
 struct kmem_cache *mcs_memcg_pn_cache(void);
 
-/* nmi.c: the NMI source of the tests (x86 only; see compat.h) */
-int mcs_nmi_register(void (*fn)(void *arg), void *arg);
-void mcs_nmi_unregister(void);
-bool mcs_nmi_raise(int cpu);
-bool mcs_nmi_pending(int cpu);
-long mcs_nmi_count(void);
-bool mcs_nmi_supported(void);
-
 /* memcg_stock.c: set-up and tear-down of the mechanism (module.c calls) */
 int mcs_stock_init(void);
 void mcs_stock_exit(void);
-
-/* module.c: the module's debugfs directory (the harness lives under it) */
-struct dentry;
-extern struct dentry *mcs_debugfs_root;
-
-/* slab_report.c: the debugfs "slab" footprint table */
-void mcs_slab_report_init(struct dentry *dir);
-
-/* debugfs.c: the "selftest" file and the harness claim */
-int mcs_selftest_file_init(struct dentry *dir);
-void mcs_selftest_file_exit(void);
-
-/*
- * The debugfs harness users that exclude each other: a stress run (from
- * its start until its last case is checked), a benchmark, a self-check and
- * a config write.  The loser of a claim gets -EBUSY.
- */
-enum mcs_harness_user {
-	MCS_USER_NONE,
-	MCS_USER_STRESS,
-	MCS_USER_BENCH,
-	MCS_USER_SELFTEST,
-	MCS_USER_CONFIG,
-};
-
-int mcs_harness_claim(enum mcs_harness_user user);
-void mcs_harness_release(enum mcs_harness_user user);
-
-/* parse.c: the strict parser of every debugfs write */
-#define MCS_INPUT_MAX		1024	/* bytes of a multi-line write */
-char *mcs_input_copy(const char *what, const char __user *ubuf, size_t count,
-		     size_t max_line, bool multiline);
-char *mcs_input_next(char **cursor);
-int mcs_input_kv(const char *what, char *tok, char **key, char **val);
-int mcs_input_uint(const char *what, const char *key, const char *val,
-		   unsigned int min, unsigned int max, bool zero_ok,
-		   unsigned int *out);
-int mcs_input_bool(const char *what, const char *key, const char *val, bool *out);
-int mcs_input_match(const char *what, const char *key, const char *val,
-		    const char * const *names, unsigned int n);
-
-/* bench.c */
-void mcs_bench_init(struct dentry *dir);
-
-/* stress.c: the debugfs stress harness, set up and torn down by module.c */
-int mcs_stress_init(void);
-void mcs_stress_exit(void);
-
-/* selfcheck.c: the in-module checks behind debugfs "selftest" */
-struct seq_buf;
-int mcs_selfcheck_page_counter(struct seq_buf *log);
-int mcs_selfcheck_stock(struct seq_buf *log);
 
 #endif /* MEMCG_STOCK_INTERNAL_H */

@@ -11,7 +11,7 @@
 #include <linux/debugfs.h>
 #include <linux/module.h>
 
-#include "mcs_internal.h"
+#include "harness/harness.h"
 
 struct dentry *mcs_debugfs_root;
 

@@ -19,7 +19,7 @@
 #include <linux/delay.h>
 #include <linux/percpu.h>
 
-#include "mcs_internal.h"
+#include "harness.h"
 
 /* one user at a time; held across tasks (a KUnit case and its cleanup) */
 static unsigned long nmi_busy;

@@ -64,7 +64,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
-#include "mcs_internal.h"
+#include "harness.h"
 
 #define BENCH_LINE_MAX		256
 #define BENCH_RESULT_MAX	(BENCH_LINE_MAX * 2)

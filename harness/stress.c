@@ -92,7 +92,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "mcs_internal.h"
+#include "harness.h"
 
 #define STRESS_MAX_MEMCGS	64
 #define STRESS_MAX_DEPTH	8

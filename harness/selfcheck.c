@@ -8,7 +8,7 @@
 #include <linux/seq_buf.h>
 #include <linux/workqueue.h>
 
-#include "mcs_internal.h"
+#include "harness.h"
 
 struct check_ctx {
 	struct seq_buf *log;

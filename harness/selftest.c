@@ -18,7 +18,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "mcs_internal.h"
+#include "harness.h"
 
 #define SELFTEST_LOG_SIZE	4096
 #define SELFTEST_CMD_MAX	32

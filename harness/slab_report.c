@@ -9,7 +9,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
-#include "mcs_internal.h"
+#include "harness.h"
 
 /* Object stride of a SLAB_HWCACHE_ALIGN cache, as SLUB computes it. */
 static size_t hwcache_stride(size_t size)

@@ -21,7 +21,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "mcs_internal.h"
+#include "harness.h"
 
 /* Longest decimal of an unsigned int: 4294967295. */
 #define MCS_UINT_DIGITS		10
