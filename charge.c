@@ -392,4 +392,4 @@ void mcs_charge_expect_misuse(bool expect)
 {
 	WRITE_ONCE(misuse_expected_by, expect ? current : NULL);
 }
-MCS_EXPORT_INTERNAL(mcs_charge_expect_misuse);
+EXPORT_SYMBOL_NS_GPL(mcs_charge_expect_misuse, MCS_NS);

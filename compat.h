@@ -183,27 +183,22 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 
 /*
  * The module's internals (its per-CPU stocks, slab caches, test hooks and
- * NMI source) are exported only into the symbol namespace
- * MEMCG_STOCK_INTERNAL, which only the KUnit module imports; a client
- * module that uses one of them fails at modpost.  Since 6.13 a namespace
- * is a string literal in EXPORT_SYMBOL_NS_GPL() and MODULE_IMPORT_NS();
- * before, an identifier that the macros turn into a string.  sparse loses
- * the address space of a per-CPU variable across an export, so per-CPU
- * exports are left out under __CHECKER__ (as EXPORT_PER_CPU_SYMBOL does).
+ * NMI source) are exported only into the symbol namespace MCS_NS, with
+ * EXPORT_SYMBOL_NS_GPL(sym, MCS_NS); only the KUnit module imports it
+ * (MODULE_IMPORT_NS(MCS_NS)), and a client module that uses an internal
+ * fails at modpost.  Since 6.13 a namespace is a string literal; before,
+ * an identifier that the two macros turn into a string themselves.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define MCS_EXPORT_INTERNAL(sym)					\
-	EXPORT_SYMBOL_NS_GPL(sym, "MEMCG_STOCK_INTERNAL")
-#define MCS_IMPORT_INTERNAL()	MODULE_IMPORT_NS("MEMCG_STOCK_INTERNAL")
+#define MCS_NS	"MEMCG_STOCK_INTERNAL"
 #else
-#define MCS_EXPORT_INTERNAL(sym)					\
-	EXPORT_SYMBOL_NS_GPL(sym, MEMCG_STOCK_INTERNAL)
-#define MCS_IMPORT_INTERNAL()	MODULE_IMPORT_NS(MEMCG_STOCK_INTERNAL)
+#define MCS_NS	MEMCG_STOCK_INTERNAL
 #endif
+/* sparse loses a per-CPU variable's address space across an export */
 #ifndef __CHECKER__
-#define MCS_EXPORT_INTERNAL_PER_CPU(var)	MCS_EXPORT_INTERNAL(var)
+#define MCS_EXPORT_PER_CPU_NS(var)	EXPORT_SYMBOL_NS_GPL(var, MCS_NS)
 #else
-#define MCS_EXPORT_INTERNAL_PER_CPU(var)
+#define MCS_EXPORT_PER_CPU_NS(var)
 #endif
 
 /* kzalloc_obj() is a late 6.12.y / 7.x addition. */

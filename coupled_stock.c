@@ -25,7 +25,8 @@ DEFINE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock) = {
 	.cached_nid = NUMA_NO_NODE,
 };
 
-MCS_EXPORT_INTERNAL_PER_CPU(mcs_coupled_stock);
+/* for the KUnit module only */
+MCS_EXPORT_PER_CPU_NS(mcs_coupled_stock);
 
 /*
  * local_lock_irqsave() does not exclude NMIs: an NMI that charged through

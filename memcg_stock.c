@@ -54,7 +54,8 @@ DEFINE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock) = {
 	.lock = INIT_LOCAL_TRYLOCK(lock),
 };
 
-MCS_EXPORT_INTERNAL_PER_CPU(mcs_memcg_stock);
+/* for the KUnit module only */
+MCS_EXPORT_PER_CPU_NS(mcs_memcg_stock);
 
 static struct mcs_memcg *root_memcg;
 static DEFINE_MUTEX(offline_mutex);	/* one offline at a time, start to end */

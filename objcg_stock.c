@@ -60,7 +60,8 @@ DEFINE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock) = {
 	.node_id = NUMA_NO_NODE,
 };
 
-MCS_EXPORT_INTERNAL_PER_CPU(mcs_obj_stock);
+/* for the KUnit module only */
+MCS_EXPORT_PER_CPU_NS(mcs_obj_stock);
 
 static DEFINE_RAW_SPINLOCK(objcg_lock);
 static atomic_long_t nr_objcgs = ATOMIC_LONG_INIT(0);

@@ -33,7 +33,7 @@ size_t mcs_memcg_struct_size(void)
 {
 	return struct_size((struct mcs_memcg *)NULL, nodeinfo, nr_node_ids);
 }
-MCS_EXPORT_INTERNAL(mcs_memcg_struct_size);
+EXPORT_SYMBOL_NS_GPL(mcs_memcg_struct_size, MCS_NS);
 
 /**
  * mcs_slab_uses_kmalloc() - were the memcg structs allocated with kmalloc?
@@ -44,7 +44,7 @@ bool mcs_slab_uses_kmalloc(void)
 {
 	return slab_kmalloc;
 }
-MCS_EXPORT_INTERNAL(mcs_slab_uses_kmalloc);
+EXPORT_SYMBOL_NS_GPL(mcs_slab_uses_kmalloc, MCS_NS);
 
 /**
  * mcs_memcg_cache() - the kmem_cache of struct mcs_memcg
@@ -55,7 +55,7 @@ struct kmem_cache *mcs_memcg_cache(void)
 {
 	return memcg_cachep;
 }
-MCS_EXPORT_INTERNAL(mcs_memcg_cache);
+EXPORT_SYMBOL_NS_GPL(mcs_memcg_cache, MCS_NS);
 
 /**
  * mcs_memcg_pn_cache() - the kmem_cache of struct mcs_memcg_per_node
@@ -66,7 +66,7 @@ struct kmem_cache *mcs_memcg_pn_cache(void)
 {
 	return memcg_pn_cachep;
 }
-MCS_EXPORT_INTERNAL(mcs_memcg_pn_cache);
+EXPORT_SYMBOL_NS_GPL(mcs_memcg_pn_cache, MCS_NS);
 
 struct mcs_memcg *mcs_memcg_alloc(void)
 {

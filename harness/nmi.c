@@ -52,7 +52,7 @@ bool mcs_nmi_supported(void)
 {
 	return MCS_HAVE_NMI_SOURCE;
 }
-MCS_EXPORT_INTERNAL(mcs_nmi_supported);
+EXPORT_SYMBOL_NS_GPL(mcs_nmi_supported, MCS_NS);
 
 /**
  * mcs_nmi_register() - become the user of the NMI source
@@ -81,7 +81,7 @@ int mcs_nmi_register(void (*fn)(void *arg), void *arg)
 	}
 	return ret;
 }
-MCS_EXPORT_INTERNAL(mcs_nmi_register);
+EXPORT_SYMBOL_NS_GPL(mcs_nmi_register, MCS_NS);
 
 /**
  * mcs_nmi_unregister() - stop using the NMI source
@@ -103,7 +103,7 @@ void mcs_nmi_unregister(void)
 		per_cpu(nmi_asked, cpu) = 0;
 	clear_bit_unlock(0, &nmi_busy);
 }
-MCS_EXPORT_INTERNAL(mcs_nmi_unregister);
+EXPORT_SYMBOL_NS_GPL(mcs_nmi_unregister, MCS_NS);
 
 /**
  * mcs_nmi_raise() - send an NMI to a CPU
@@ -121,7 +121,7 @@ bool mcs_nmi_raise(int cpu)
 	mcs_compat_send_nmi(cpu);
 	return true;
 }
-MCS_EXPORT_INTERNAL(mcs_nmi_raise);
+EXPORT_SYMBOL_NS_GPL(mcs_nmi_raise, MCS_NS);
 
 /**
  * mcs_nmi_pending() - is an NMI sent to a CPU still unhandled?
@@ -133,7 +133,7 @@ bool mcs_nmi_pending(int cpu)
 {
 	return READ_ONCE(per_cpu(nmi_asked, cpu));
 }
-MCS_EXPORT_INTERNAL(mcs_nmi_pending);
+EXPORT_SYMBOL_NS_GPL(mcs_nmi_pending, MCS_NS);
 
 /**
  * mcs_nmi_count() - NMIs handled since load
@@ -144,4 +144,4 @@ long mcs_nmi_count(void)
 {
 	return atomic_long_read(&nr_nmis);
 }
-MCS_EXPORT_INTERNAL(mcs_nmi_count);
+EXPORT_SYMBOL_NS_GPL(mcs_nmi_count, MCS_NS);

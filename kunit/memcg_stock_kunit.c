@@ -743,4 +743,4 @@ kunit_test_suites(&memcg_stock_suite, &slab_suite);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit suites for memcg_stock");
 /* the per-CPU stocks, slab caches, NMI source and test hooks */
-MCS_IMPORT_INTERNAL();
+MODULE_IMPORT_NS(MCS_NS);

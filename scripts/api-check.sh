@@ -1,0 +1,86 @@
+#!/bin/bash
+# api-check.sh KDIR BUILD_DIR (called by lint.sh with Debian 6.12's headers
+# and the module built against them):
+# the layering and the API contract, checked on the built objects.
+#  1. layers: no object of the mechanism (the top-level objects but
+#     module.o, the wiring) uses a symbol that the harness (harness/*.o)
+#     defines, and no top-level source but module.c includes harness/;
+#  2. kernel-doc: `scripts/kernel-doc -none -Wall -Werror` is clean on every
+#     source and header; every public export (EXPORT_SYMBOL_GPL) has its
+#     kernel-doc in memcg_stock.h, every internal function (exported into
+#     namespace MCS_NS, see compat.h) has one somewhere;
+#  3. namespace: examples/mcs_client.c, which includes only memcg_stock.h,
+#     builds against the module's Module.symvers; built so that it uses an
+#     internal symbol, modpost must refuse it (MEMCG_STOCK_INTERNAL not
+#     imported).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+B=${1:?usage: api-check.sh KDIR MODULE_BUILD_DIR}
+M=$(cd "${2:?usage: api-check.sh KDIR MODULE_BUILD_DIR}" && pwd)
+src=$("$here/fetch-source.sh" 7)
+fail=0
+
+# 1. layers
+mech=()
+for o in "$M"/*.o; do
+	case ${o##*/} in
+	module.o | memcg_stock.o | memcg_stock_test.o | *.mod.o) ;;
+	*) mech+=("$o") ;;
+	esac
+done
+harness=("$M"/harness/*.o)
+((${#mech[@]} > 3 && ${#harness[@]} > 3)) || die "api-check: no objects in $M"
+up=$(comm -12 <(nm -u "${mech[@]}" | awk 'NF == 2 { print $2 }' | sort -u) \
+	<(nm --defined-only "${harness[@]}" | awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | sort -u))
+if [[ -n $up ]]; then
+	echo "api-check: the mechanism calls the harness: $up" >&2
+	fail=1
+fi
+cd "$MCS_SRC"
+if grep -l '#include "harness/' -- *.c *.h | grep -v -x module.c; then
+	echo "api-check: the files above include the harness" >&2
+	fail=1
+fi
+((fail)) || log "api-check: layers point down (${#mech[@]} mechanism objects, ${#harness[@]} harness objects)"
+
+# 2. kernel-doc
+if ! "$src/scripts/kernel-doc" -none -Wall -Werror -- *.c *.h harness/*.c harness/*.h kunit/*.h examples/*.c; then
+	echo "api-check: kernel-doc warnings (above)" >&2
+	fail=1
+fi
+nodoc=()
+for s in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));$/\1/p' -- *.c harness/*.c); do
+	grep -q "^ \* $s() - " memcg_stock.h || nodoc+=("$s (public: no kernel-doc in memcg_stock.h)")
+done
+for s in $(sed -n 's/^EXPORT_SYMBOL_NS_GPL(\(.*\), MCS_NS);$/\1/p' -- *.c harness/*.c); do
+	grep -q "^ \* $s() - " -- *.c *.h harness/*.c harness/*.h || nodoc+=("$s (internal: no kernel-doc)")
+done
+if ((${#nodoc[@]})); then
+	printf 'api-check: export without kernel-doc: %s\n' "${nodoc[@]}" >&2
+	fail=1
+else
+	log "api-check: kernel-doc clean; every export documented"
+fi
+
+# 3. the symbol namespace, seen from a client
+C=$MCS_OUT/build/client
+rm -rf "$C"
+mkdir -p "$C"
+cp examples/mcs_client.c examples/Kbuild "$C/"
+mk=(make -s -C "$B" M="$C" KBUILD_EXTRA_SYMBOLS="$M/Module.symvers")
+if ! "${mk[@]}" KCFLAGS="-I$MCS_SRC" modules > "$C/public.log" 2>&1; then
+	cat "$C/public.log" >&2
+	echo "api-check: a client of the public header does not build" >&2
+	fail=1
+fi
+rm -f "$C"/*.o "$C"/*.ko
+if "${mk[@]}" KCFLAGS="-I$MCS_SRC -DMCS_CLIENT_USES_INTERNALS" modules > "$C/internal.log" 2>&1 ||
+	! grep -q "mcs_memcg_cache.*MEMCG_STOCK_INTERNAL.*does not import" "$C/internal.log"; then
+	cat "$C/internal.log" >&2
+	echo "api-check: a client reached an internal symbol without importing its namespace" >&2
+	fail=1
+fi
+((fail)) || log "api-check: a client builds on the public API alone and cannot link an internal"
+((fail == 0)) || die "api-check failed (above)"
