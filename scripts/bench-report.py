@@ -273,7 +273,7 @@ for k, runs in icount.items():
              f"{worst * 100:.2f} %")
 
     emit()
-    emit(f"  memcgs per client (1 client; 1-7 fit the 7 slots of a decoupled stock, "
+    emit(f"  memcgs per client (1 client; 1-7 fit the 7 slots of a decoupled memcg stock, 1-5 the 5 of its obj stock, "
          f"8-64 evict; coupled caches one), instructions per pair, x = over memcgs=1:")
     emit(f"  {'memcgs':>6} | " + " ".join(f"{m + ' pages':>20} {m + ' bytes':>20}"
                                        for m in MODES[:2]) + " | none pages  none bytes")
