@@ -52,13 +52,14 @@ def uses(mode, workload):
         # "none": each of the 3 counter levels (memcg, bench parent, root)
         # charged and uncharged; the miss event takes a preempt pair
         u = {"atomic": 6, "preempt": 1}
-        if shared:
-            u["transfer"] = 6
-        return u
-    # bytes, "objcg-atomic": one cmpxchg to take, one add to give back
-    u = {"atomic": 2}
+    else:
+        # bytes, "objcg-atomic": the leftover never keeps a whole page, so
+        # every pair charges a page (3 levels, objcg_pages add, leftover add
+        # of the rest) and the uncharge completes it and gives it back
+        # (leftover add, cmpxchg to 0, objcg_pages sub, 3 levels)
+        u = {"atomic": 11, "preempt": 1}
     if shared:
-        u["transfer"] = 2
+        u["transfer"] = u["atomic"]
     return u
 
 
@@ -232,6 +233,17 @@ def estimate(ins, mode, workload, p):
 
 
 # 2. the headline: instructions per pair
+emit()
+emit("== Cycle estimate (a model, not a measurement; README \"Cycle estimate\") ==")
+emit("  ~cycles = instructions per pair, with each primitive below counted at its modelled cost "
+     "instead of its own instructions:")
+emit("  " + ", ".join(f"{k} {v:.0f}" for k, v in CYCLES.items()) +
+     " cycles (irqsave: a pushf/cli/popf pair; atomic: one LOCK'd RMW; transfer: a locked op on "
+     "a line another CPU wrote)")
+emit("  uses per steady-state pair: " + "; ".join(
+    f"{m} {wl}: " + ", ".join(f"{n} {k}" for k, n in uses(m, wl).items())
+    for m in MODES for wl in ("pages", "bytes")) + "; in the -shared workloads every atomic "
+     "is also a transfer")
 for k, runs in icount.items():
     emit()
     emit(f"== Instructions per charge+uncharge pair, {k}, qemu -icount shift=0 "
