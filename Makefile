@@ -10,7 +10,8 @@
 #   make lint        checkpatch --strict and sparse, zero warnings
 #   make dkms-check  dkms add + build against Debian's 6.12 headers (private tree)
 #   make check       all of the above (what .ci/run runs)
-#   make bench       stress + A/B benchmark on the default test kernel
+#   make bench       A/B benchmark: instructions per pair under qemu -icount (Debian 6.12
+#                    generic and RT), wall clock on UML and qemu (scripts/bench.sh)
 #   make soak        10 consecutive stress runs (all cases) per test kernel, + 6.1 RT, cloud, 8 vCPUs, NUMA
 #   make clean
 

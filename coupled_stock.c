@@ -14,6 +14,19 @@
  * Context: every function here may run in any context (IRQs are disabled
  * inside); the drain work and the hotplug callback follow the same rules
  * as the decoupled stocks.
+ *
+ * The benchmark control "coupled-noirq" (@noirq) runs the same code on the
+ * same per-CPU struct with preempt_disable() in place of the IRQ toggles,
+ * so that a comparison can tell the cost of pushf/cli/popf from the cost
+ * of the design.  Without IRQs off an interrupt could land inside a task's
+ * critical section, so in that mode only task context uses the stock;
+ * interrupts bypass it (consume misses, refill goes to the counters).  The
+ * drain work still takes the lock with IRQs off, which excludes a
+ * preempt-disabled section on its CPU and is excluded by one.  On
+ * PREEMPT_RT local_lock_irqsave() does not disable IRQs anyway: there the
+ * control is the coupled mode itself.  mcs_stock_set_mode() refuses the
+ * control; the benchmark switches to it with nothing else charging, so no
+ * IRQ-off section of plain "coupled" overlaps a preempt-off one.
  */
 #include <linux/mm.h>
 #include <linux/nodemask.h>
@@ -34,12 +47,34 @@ MCS_EXPORT_PER_CPU_NS(mcs_coupled_stock);
  * local_lock_t is a sleeping lock that hardirq context cannot take (6.12
  * never charged from hardirq on RT).  Such calls bypass the stock:
  * consume misses, refills go to the counters.
+ * In "coupled-noirq" only task context may use it (see above).
  */
-static bool coupled_usable(void)
+static bool coupled_usable(bool noirq)
 {
 	if (in_nmi())
 		return false;
+	if (noirq && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		return in_task();
 	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !in_hardirq();
+}
+
+/* The critical section: IRQs off, or only preemption in "coupled-noirq". */
+static __always_inline void coupled_lock(bool noirq, unsigned long *flags)
+{
+	if (noirq && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		*flags = 0;
+		preempt_disable();
+	} else {
+		local_lock_irqsave(&mcs_coupled_stock.lock, *flags);
+	}
+}
+
+static __always_inline void coupled_unlock(bool noirq, unsigned long flags)
+{
+	if (noirq && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		preempt_enable();
+	else
+		local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
 }
 
 /* ---- the memcg part --------------------------------------------------- */
@@ -59,22 +94,22 @@ static void coupled_drain_memcg(struct mcs_coupled_stock *stock)
 	mcs_memcg_put(old);
 }
 
-bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
+bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq)
 {
 	struct mcs_coupled_stock *stock;
 	unsigned long flags;
 	bool ret = false;
 
-	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable())
+	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq))
 		return false;
-	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
+	coupled_lock(noirq, &flags);
 	stock = this_cpu_ptr(&mcs_coupled_stock);
 	if (stock->cached == memcg && stock->nr_pages >= nr_pages) {
 		stock->nr_pages -= nr_pages;
 		__mcs_memcg_event(memcg, MCS_STOCK_HIT);
 		ret = true;
 	}
-	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
+	coupled_unlock(noirq, flags);
 	return ret;
 }
 
@@ -97,18 +132,18 @@ static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *
 		coupled_drain_memcg(stock);
 }
 
-void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
+void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq)
 {
 	unsigned long flags;
 
 	mcs_assert_mode_fence();
-	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable()) {
+	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq)) {
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 		return;
 	}
-	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
+	coupled_lock(noirq, &flags);
 	__coupled_refill(this_cpu_ptr(&mcs_coupled_stock), memcg, nr_pages);
-	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
+	coupled_unlock(noirq, flags);
 }
 
 /* ---- the obj part ------------------------------------------------------- */
@@ -178,15 +213,15 @@ static void coupled_account(struct mcs_coupled_stock *stock, struct mcs_objcg *o
 }
 
 bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
-			     bool account, int nid, enum mcs_slab_item item)
+			     bool account, int nid, enum mcs_slab_item item, bool noirq)
 {
 	struct mcs_coupled_stock *stock;
 	unsigned long flags;
 	bool ret = false;
 
-	if (!coupled_usable())
+	if (!coupled_usable(noirq))
 		return false;
-	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
+	coupled_lock(noirq, &flags);
 	stock = this_cpu_ptr(&mcs_coupled_stock);
 	if (stock->cached_objcg == objcg && stock->nr_bytes >= nr_bytes) {
 		stock->nr_bytes -= nr_bytes;
@@ -194,7 +229,7 @@ bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
 			coupled_account(stock, objcg, nr_bytes, nid, item);
 		ret = true;
 	}
-	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
+	coupled_unlock(noirq, flags);
 	return ret;
 }
 
@@ -204,20 +239,20 @@ bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
  */
 unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 				    bool allow_uncharge, bool account, int acct,
-				    int nid, enum mcs_slab_item item)
+				    int nid, enum mcs_slab_item item, bool noirq)
 {
 	struct mcs_coupled_stock *stock;
 	unsigned int nr_pages = 0;
 	unsigned long flags;
 
 	mcs_assert_mode_fence();
-	if (!coupled_usable()) {
+	if (!coupled_usable(noirq)) {
 		mcs_objcg_add_leftover(objcg, nr_bytes & (PAGE_SIZE - 1));
 		if (account)
 			mcs_objcg_mod_stat(objcg, nid, item, acct);
 		return nr_bytes >> PAGE_SHIFT;
 	}
-	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
+	coupled_lock(noirq, &flags);
 	stock = this_cpu_ptr(&mcs_coupled_stock);
 	if (stock->cached_objcg != objcg) {
 		coupled_drain_obj(stock);
@@ -233,7 +268,7 @@ unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_byt
 		nr_pages = stock->nr_bytes >> PAGE_SHIFT;
 		stock->nr_bytes &= PAGE_SIZE - 1;
 	}
-	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
+	coupled_unlock(noirq, flags);
 	return nr_pages;
 }
 

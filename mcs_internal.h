@@ -249,6 +249,14 @@ static inline enum mcs_stock_mode mcs_stock_mode_now(void)
 	return READ_ONCE(mcs_stock_mode_cur);
 }
 
+/* "coupled" and its benchmark control "coupled-noirq" share one stock. */
+static inline bool mcs_mode_is_coupled(enum mcs_stock_mode mode)
+{
+	return mode == MCS_MODE_COUPLED || mode == MCS_MODE_COUPLED_NOIRQ;
+}
+
+int mcs_stock_set_bench_mode(enum mcs_stock_mode mode);
+
 void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);
 
@@ -257,13 +265,13 @@ void mcs_charge_expect_misuse(bool expect);
 
 /* coupled_stock.c */
 void mcs_coupled_init(void);
-bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages);
-void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages);
+bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
+void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
 bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
-			     bool account, int nid, enum mcs_slab_item item);
+			     bool account, int nid, enum mcs_slab_item item, bool noirq);
 unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 				    bool allow_uncharge, bool account, int acct,
-				    int nid, enum mcs_slab_item item);
+				    int nid, enum mcs_slab_item item, bool noirq);
 void mcs_drain_local_coupled_stock(struct work_struct *work);
 bool mcs_coupled_stock_holds(int cpu, struct mcs_memcg *root);
 void mcs_coupled_stock_cpu_dead(unsigned int cpu);

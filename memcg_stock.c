@@ -808,8 +808,8 @@ static void stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
 	mode = mcs_stock_mode_now();
 	if (mode == MCS_MODE_DECOUPLED)
 		refill_stock(memcg, nr_pages);
-	else if (mode == MCS_MODE_COUPLED)
-		mcs_coupled_refill(memcg, nr_pages);
+	else if (mcs_mode_is_coupled(mode))
+		mcs_coupled_refill(memcg, nr_pages, mode == MCS_MODE_COUPLED_NOIRQ);
 	else
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 	rcu_read_unlock();
@@ -864,7 +864,8 @@ int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 
 	mode = mcs_stock_mode_now();
 	if (mode == MCS_MODE_DECOUPLED ? consume_stock(memcg, nr_pages) :
-	    mode == MCS_MODE_COUPLED ? mcs_coupled_consume(memcg, nr_pages) : false)
+	    mcs_mode_is_coupled(mode) ?
+	    mcs_coupled_consume(memcg, nr_pages, mode == MCS_MODE_COUPLED_NOIRQ) : false)
 		return 0;	/* the stock counted the hit */
 	mcs_memcg_event(memcg, MCS_STOCK_MISS);
 
@@ -938,13 +939,15 @@ static const char * const mode_names[NR_MCS_MODES] = {
 	[MCS_MODE_DECOUPLED] = "decoupled",
 	[MCS_MODE_COUPLED] = "coupled",
 	[MCS_MODE_NONE] = "none",
+	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
 };
 
 /**
  * mcs_stock_mode_name() - name of a stock mode
  * @mode: mode
  *
- * Return: "decoupled", "coupled", "none", or NULL for an invalid mode.
+ * Return: "decoupled", "coupled", "none", "coupled-noirq" (the benchmark's
+ * control), or NULL for an invalid mode.
  */
 const char *mcs_stock_mode_name(enum mcs_stock_mode mode)
 {
@@ -963,19 +966,12 @@ enum mcs_stock_mode mcs_stock_get_mode(void)
 }
 EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
 
-/**
- * mcs_stock_set_mode() - switch the per-CPU caching design
- * @mode: new mode
- *
- * Every stock of every mode is drained around the switch, and between the
- * two drains an RCU grace period waits for every refill that read the old
- * mode: once this returns, no stock but the new mode's holds anything,
- * and none will.  Charges racing with the switch stay exact.  Task
- * context; sleeps.
- *
- * Return: 0, or -EINVAL for an unknown mode.
+/*
+ * Any mode, the benchmark's control "coupled-noirq" included: only the
+ * benchmark calls this directly, with nothing else charging (see
+ * coupled_stock.c).
  */
-int mcs_stock_set_mode(enum mcs_stock_mode mode)
+int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 {
 	if ((unsigned int)mode >= NR_MCS_MODES)
 		return -EINVAL;
@@ -986,6 +982,26 @@ int mcs_stock_set_mode(enum mcs_stock_mode mode)
 	mcs_drain_all_stock(root_memcg, true);
 	mutex_unlock(&mode_mutex);
 	return 0;
+}
+
+/**
+ * mcs_stock_set_mode() - switch the per-CPU caching design
+ * @mode: new mode
+ *
+ * Every stock of every mode is drained around the switch, and between the
+ * two drains an RCU grace period waits for every refill that read the old
+ * mode: once this returns, no stock but the new mode's holds anything,
+ * and none will.  Charges racing with the switch stay exact.  Task
+ * context; sleeps.
+ *
+ * Return: 0, or -EINVAL for an unknown mode and for the benchmark-only
+ * control MCS_MODE_COUPLED_NOIRQ.
+ */
+int mcs_stock_set_mode(enum mcs_stock_mode mode)
+{
+	if (mode == MCS_MODE_COUPLED_NOIRQ)
+		return -EINVAL;
+	return mcs_stock_set_bench_mode(mode);
 }
 EXPORT_SYMBOL_GPL(mcs_stock_set_mode);
 

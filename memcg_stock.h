@@ -136,13 +136,20 @@ void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
  *	(the 2025 design, the default)
  * @MCS_MODE_COUPLED: one per-CPU struct caching one memcg and one objcg
  *	under one local_lock_irqsave (the 6.12 design, for comparison)
- * @MCS_MODE_NONE: no per-CPU caching: counters charged directly
+ * @MCS_MODE_NONE: no per-CPU caching: pages are charged to the counters
+ *	directly; bytes go through the objcg's own atomic leftover
+ *	("objcg-atomic", a shared reservoir per objcg, not a per-CPU stock)
+ * @MCS_MODE_COUPLED_NOIRQ: a benchmark control, "coupled-noirq": the
+ *	coupled stock with preempt_disable() where it disables IRQs (charges
+ *	from interrupt context bypass it).  Only the benchmark switches to it:
+ *	mcs_stock_set_mode() refuses it.
  * @NR_MCS_MODES: number of modes
  */
 enum mcs_stock_mode {
 	MCS_MODE_DECOUPLED,
 	MCS_MODE_COUPLED,
 	MCS_MODE_NONE,
+	MCS_MODE_COUPLED_NOIRQ,
 	NR_MCS_MODES,
 };
 

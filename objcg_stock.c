@@ -541,28 +541,46 @@ static bool obj_args_ok(size_t size, bool account, int nid, enum mcs_slab_item i
 }
 
 /*
+ * Mode "none" for bytes is "objcg-atomic": no per-CPU stock, but the
+ * objcg's own atomic leftover serves as a reservoir shared by every CPU
+ * (one locked cmpxchg per consume and per refill, on a cache line all
+ * CPUs of the objcg write).  The benchmark reports it under that name.
+ */
+static bool objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
+				 int nid, enum mcs_slab_item item)
+{
+	if (!objcg_take_leftover(objcg, size))
+		return false;
+	if (account)
+		mcs_objcg_mod_stat(objcg, nid, item, size);
+	return true;
+}
+
+static void objcg_atomic_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				bool account, int acct, int nid, enum mcs_slab_item item)
+{
+	mcs_objcg_add_leftover(objcg, nr_bytes);
+	if (account)
+		mcs_objcg_mod_stat(objcg, nid, item, acct);
+}
+
+/*
  * Serve @size bytes from what is already charged: this CPU's stock of the
- * current mode, or in mode "none" the objcg's leftover, the only
- * reservoir of bytes there.  A consume needs no fence against a mode
- * switch: it only ever takes from a stock.
+ * current mode, or in mode "none" the objcg-atomic reservoir.  A consume
+ * needs no fence against a mode switch: it only ever takes from a stock.
  */
 static bool obj_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
 			int nid, enum mcs_slab_item item)
 {
+	enum mcs_stock_mode mode = mcs_stock_mode_now();
 	struct mcs_obj_stock *stock;
 	bool ret;
 
-	switch (mcs_stock_mode_now()) {
-	case MCS_MODE_COUPLED:
-		return mcs_coupled_obj_consume(objcg, size, account, nid, item);
-	case MCS_MODE_NONE:
-		ret = objcg_take_leftover(objcg, size);
-		if (ret && account)
-			mcs_objcg_mod_stat(objcg, nid, item, size);
-		return ret;
-	default:
-		break;
-	}
+	if (mcs_mode_is_coupled(mode))
+		return mcs_coupled_obj_consume(objcg, size, account, nid, item,
+					       mode == MCS_MODE_COUPLED_NOIRQ);
+	if (mode == MCS_MODE_NONE)
+		return objcg_atomic_consume(objcg, size, account, nid, item);
 
 	stock = trylock_obj_stock(objcg);
 	ret = stock && __consume_obj_stock(objcg, stock, size);
@@ -582,30 +600,27 @@ static void obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 		       bool allow_uncharge, bool account, int acct, int nid,
 		       enum mcs_slab_item item)
 {
+	enum mcs_stock_mode mode;
 	struct mcs_obj_stock *stock;
 	unsigned int nr_pages;
 
 	rcu_read_lock();
-	switch (mcs_stock_mode_now()) {
-	case MCS_MODE_COUPLED:
+	mode = mcs_stock_mode_now();
+	if (mcs_mode_is_coupled(mode)) {
 		nr_pages = mcs_coupled_obj_refill(objcg, nr_bytes, allow_uncharge,
-						  account, acct, nid, item);
+						  account, acct, nid, item,
+						  mode == MCS_MODE_COUPLED_NOIRQ);
 		if (nr_pages)
 			objcg_uncharge_pages(objcg, nr_pages);
-		break;
-	case MCS_MODE_NONE:
-		mcs_objcg_add_leftover(objcg, nr_bytes);
-		if (account)
-			mcs_objcg_mod_stat(objcg, nid, item, acct);
-		break;
-	default:
+	} else if (mode == MCS_MODE_NONE) {
+		objcg_atomic_refill(objcg, nr_bytes, account, acct, nid, item);
+	} else {
 		stock = trylock_obj_stock(objcg);
 		if (nr_bytes)
 			__refill_obj_stock(objcg, stock, nr_bytes, allow_uncharge);
 		if (account)
 			__account_obj_stock(objcg, stock, acct, nid, item);
 		unlock_obj_stock(stock);
-		break;
 	}
 	rcu_read_unlock();
 }

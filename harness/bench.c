@@ -9,9 +9,15 @@
  *   cat bench
  *
  * Keys (each at most once; the ones left out take the value in brackets):
- * mode=decoupled|coupled|none [decoupled], clients=1..256 [1],
- * workload=pages|bytes|mixed|floor [pages], hardirq=0|1 [0], shared=0|1 [0],
- * duration_ms=1..10000 [200].  The line goes through the module's strict
+ * mode=decoupled|coupled|none|coupled-noirq [decoupled], clients=1..256 [1],
+ * workload=pages|bytes|mixed|floor [pages], hardirq=0|1 [0], nmi=0|1 [0],
+ * shared=0|1 [0], memcgs=1..64 [1] (clients x memcgs at most 1024),
+ * duration_ms=1..10000 [200].
+ * "coupled-noirq" is a control that exists only here: the coupled stock
+ * with preempt_disable() in place of its IRQ toggles (coupled_stock.c).
+ * Mode "none" charges pages to the counters directly and keeps bytes in
+ * the objcg's atomic leftover: for bytes it is "objcg-atomic", not "no
+ * stock".  The line goes through the module's strict
  * parser (parse.c): whole or nothing, so an empty or blank write, a
  * repeated or unknown key, a value out of range or a second line is
  * -EINVAL and runs nothing.
@@ -20,13 +26,27 @@
  * own memcg below one shared parent (like netperf clients in their own
  * cgroups), each charging and uncharging in a tight loop: one page
  * (workload=pages), 64 bytes through its objcg (bytes), or both in turn
- * (mixed); with shared=1 all clients charge one memcg and objcg (one
- * cgroup on many CPUs).  With hardirq=1 a hard hrtimer on every CPU charges and
+ * (mixed); with memcgs=N each client owns N memcgs and charges them in
+ * turn (more than the 7 slots of a stock: eviction); with shared=1 all
+ * clients charge client 0's memcgs and objcgs (one cgroup on many CPUs).
+ * With hardirq=1 a hard hrtimer on every CPU charges and
  * uncharges from interrupt context at a fixed rate, which is where the
  * designs differ: the coupled stock makes the interrupt wait for nothing
  * (IRQs are off while a task holds the lock), the decoupled stock lets it
  * in and sends it to the slow path when the stock is busy.  workload=floor
  * is a bare per-CPU add/sub pair, the physical limit of a stock hit.
+ * With nmi=1 the same timers send an NMI to the next online CPU (at most
+ * one in flight per CPU, nmi.c), whose handler charges and uncharges with
+ * a gfp without reclaim bits; where the kernel has no NMI source (UML) the
+ * result says nmi=unsupported and the run has no NMI load.
+ *
+ * Every result line also carries the cost of the primitives the modes
+ * differ in, measured on this kernel just before the run by the writer:
+ * an irqsave/irqrestore pair, a preempt_disable/enable pair, a
+ * local_trylock/unlock pair and one uncontended atomic add, in ns each
+ * (tenths; the cost of an empty loop iteration taken off).  Under qemu
+ * -icount shift=0 a guest ns is one instruction, so these are instruction
+ * counts there.
  *
  * After each run the charges are drained and checked: every memcg of the
  * run must be back to zero, and so must its objcg's leftover,
@@ -67,7 +87,11 @@
 #include "harness.h"
 
 #define BENCH_LINE_MAX		256
-#define BENCH_RESULT_MAX	(BENCH_LINE_MAX * 2)
+#define BENCH_RESULT_MAX	1024
+#define BENCH_MAX_MEMCGS	64
+#define BENCH_MAX_MEMCG_TOTAL	1024
+/* iterations of each primitive-cost loop */
+#define BENCH_PRIM_LOOPS	20000
 #define BENCH_MAX_CLIENTS	256
 #define BENCH_MAX_MS		10000
 #define BENCH_DEFAULT_MS	200
@@ -82,19 +106,15 @@ static const char * const wl_names[NR_WL] = {
 	[WL_PAGES] = "pages", [WL_BYTES] = "bytes", [WL_MIXED] = "mixed", [WL_FLOOR] = "floor",
 };
 
-static const char * const bench_mode_names[NR_MCS_MODES] = {
-	[MCS_MODE_DECOUPLED] = "decoupled",
-	[MCS_MODE_COUPLED] = "coupled",
-	[MCS_MODE_NONE] = "none",
-};
-
 enum bench_key {
-	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION, NR_KEYS
+	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION,
+	KEY_MEMCGS, KEY_NMI, NR_KEYS
 };
 
 static const char * const bench_keys[NR_KEYS] = {
 	[KEY_MODE] = "mode", [KEY_CLIENTS] = "clients", [KEY_WORKLOAD] = "workload",
 	[KEY_HARDIRQ] = "hardirq", [KEY_SHARED] = "shared", [KEY_DURATION] = "duration_ms",
+	[KEY_MEMCGS] = "memcgs", [KEY_NMI] = "nmi",
 };
 
 /*
@@ -110,24 +130,31 @@ struct bench_params {
 	unsigned int clients;
 	enum bench_workload workload;
 	bool hardirq;
+	bool nmi;
 	bool shared;
+	unsigned int memcgs;
 	unsigned int duration_ms;
 };
 
+/* @memcgs memcgs and their objcgs of one client; the arrays are its own. */
 struct bench_client {
 	struct bench_run *run;
-	struct mcs_memcg *memcg;	/* owned */
-	struct mcs_objcg *objcg;	/* owned */
-	struct mcs_memcg *op_memcg;	/* charged: own, or client 0's when shared */
-	struct mcs_objcg *op_objcg;
+	struct mcs_memcg **memcg;	/* owned */
+	struct mcs_objcg **objcg;	/* owned */
+	struct mcs_memcg **op_memcg;	/* charged: own, or client 0's when shared */
+	struct mcs_objcg **op_objcg;
 	u64 ops;
 	long errors;
 };
 
+/* Per CPU: the interrupt load, and the NMIs its timer sends to the next CPU. */
 struct bench_irq {
 	struct bench_run *run;
 	struct hrtimer timer;
 	u64 ops;
+	u64 fires;
+	u64 nmi_ops;
+	u64 nmi_sent;
 };
 
 /**
@@ -138,6 +165,10 @@ struct bench_irq {
  * @irq_objcg: its objcg
  * @clients: @p.clients client kthreads and their memcgs
  * @irq: nr_cpu_ids interrupt timers, indexed by CPU
+ * @memcgs: p.clients x p.memcgs memcgs, client by client
+ * @objcgs: their objcgs
+ * @nmi: the NMI source: "on", "off", "unsupported" or "busy"
+ * @prims: the primitive costs measured before the run
  * @wq: clients sleep here while @phase does not concern them
  * @phase: enum bench_phase
  * @loading: clients that have not left the load loop yet
@@ -155,6 +186,10 @@ struct bench_run {
 	struct mcs_objcg *irq_objcg;
 	struct bench_client *clients;
 	struct bench_irq *irq;
+	struct mcs_memcg **memcgs;
+	struct mcs_objcg **objcgs;
+	const char *nmi;
+	char prims[160];
 	struct wait_queue_head wq;
 	int phase;
 	atomic_t loading;
@@ -169,6 +204,8 @@ struct bench_run {
 static DEFINE_MUTEX(bench_result_lock);
 static char bench_result[BENCH_RESULT_MAX];
 static DEFINE_PER_CPU(unsigned long, bench_floor);
+static DEFINE_PER_CPU(local_trylock_t, bench_trylock) = INIT_LOCAL_TRYLOCK(bench_trylock);
+static atomic_long_t bench_atomic = ATOMIC_LONG_INIT(0);
 
 /* One charge/uncharge pair of the workload; false on an unexpected error. */
 static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
@@ -220,21 +257,31 @@ static void bench_memcg_put(struct mcs_memcg *memcg)
 	mcs_memcg_put(memcg);
 }
 
+/* Memcg @n of a client (and its objcg), NULL once put. */
+static void bench_memcg_pair_put(struct bench_client *c, unsigned int n)
+{
+	if (!c->memcg[n])
+		return;
+	mcs_objcg_put(c->objcg[n]);
+	bench_memcg_put(c->memcg[n]);
+	c->objcg[n] = NULL;
+	c->memcg[n] = NULL;
+}
+
 /* From the writer or, in BENCH_RELEASE, from the client itself. */
 static void bench_client_put(struct bench_client *c)
 {
-	if (!c->memcg)
-		return;
-	mcs_objcg_put(c->objcg);
-	bench_memcg_put(c->memcg);
-	c->objcg = NULL;
-	c->memcg = NULL;
+	unsigned int n = c->run->p.memcgs;
+
+	while (n--)
+		bench_memcg_pair_put(c, n);
 }
 
 static int bench_client_fn(void *arg)
 {
 	struct bench_client *c = arg;
 	struct bench_run *run = c->run;
+	unsigned int n = 0, memcgs = run->p.memcgs;
 	u64 i = 0;
 
 	/*
@@ -244,8 +291,11 @@ static int bench_client_fn(void *arg)
 	 */
 	wait_event_idle(run->wq, READ_ONCE(run->phase) != BENCH_SETUP);
 	while (READ_ONCE(run->phase) == BENCH_LOAD) {
-		if (!bench_op(run, c->op_memcg, c->op_objcg, i, GFP_KERNEL))
+		if (!bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL))
 			c->errors++;
+		/* a compare, not a division: the same few instructions in every mode */
+		if (++n == memcgs)
+			n = 0;
 		if (!(++i & 255))
 			bench_preempt_point();
 	}
@@ -260,16 +310,37 @@ static int bench_client_fn(void *arg)
 	kthread_complete_and_exit(&run->exited, 0);
 }
 
+/* NMI context, on the CPU the NMI was sent to: no reclaim bits, no stock refill of pages. */
+static void bench_nmi_fn(void *arg)
+{
+	struct bench_run *run = arg;
+	struct bench_irq *irq = &run->irq[smp_processor_id()];
+
+	if (READ_ONCE(run->phase) != BENCH_LOAD)
+		return;
+	bench_op(run, run->irq_memcg, run->irq_objcg, irq->nmi_ops, __GFP_NOWARN);
+	irq->nmi_ops++;
+}
+
 static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
 {
 	struct bench_irq *irq = container_of(t, struct bench_irq, timer);
 	struct bench_run *run = irq->run;
-	int i;
+	int i, next;
 
 	if (READ_ONCE(run->phase) >= BENCH_STOP)
 		return HRTIMER_NORESTART;
-	for (i = 0; i < 4; i++, irq->ops++)
-		bench_op(run, run->irq_memcg, run->irq_objcg, irq->ops, GFP_ATOMIC);
+	irq->fires++;
+	if (run->p.hardirq)
+		for (i = 0; i < 4; i++, irq->ops++)
+			bench_op(run, run->irq_memcg, run->irq_objcg, irq->ops, GFP_ATOMIC);
+	if (run->p.nmi && !strcmp(run->nmi, "on")) {
+		next = cpumask_next(smp_processor_id(), cpu_online_mask);
+		if (next >= nr_cpu_ids)
+			next = cpumask_first(cpu_online_mask);
+		if (mcs_nmi_raise(next))
+			irq->nmi_sent++;
+	}
 	hrtimer_forward_now(t, ns_to_ktime(BENCH_IRQ_PERIOD_NS));
 	return HRTIMER_RESTART;
 }
@@ -282,19 +353,23 @@ static void bench_irq_start(void *arg)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-static unsigned long sum_events(struct bench_run *run, enum mcs_memcg_event ev)
+static unsigned long memcg_events(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
 {
 	struct mcs_memcg_stat stat;
+
+	mcs_memcg_stat(memcg, &stat);
+	return stat.events[ev];
+}
+
+static unsigned long sum_events(struct bench_run *run, enum mcs_memcg_event ev)
+{
 	unsigned long sum = 0;
 	unsigned int i;
 
-	for (i = 0; i < run->p.clients; i++) {
-		mcs_memcg_stat(run->clients[i].memcg, &stat);
-		sum += stat.events[ev];
-	}
+	for (i = 0; i < run->p.clients * run->p.memcgs; i++)
+		sum += memcg_events(run->memcgs[i], ev);
 	/* the interrupt load is where trylocks fail: count it too */
-	mcs_memcg_stat(run->irq_memcg, &stat);
-	return sum + stat.events[ev];
+	return sum + memcg_events(run->irq_memcg, ev);
 }
 
 /* Everything drained and released: neither the memcg nor its objcg holds anything. */
@@ -303,21 +378,40 @@ static bool bench_check(struct mcs_memcg *memcg, struct mcs_objcg *objcg)
 	return !mcs_memcg_usage(memcg) && !mcs_objcg_leftover_bytes(objcg);
 }
 
-static int bench_client_get(struct bench_run *run, struct bench_client *c)
+/* Client @i's memcgs; on failure, none of them is left. */
+static int bench_client_get(struct bench_run *run, unsigned int i)
 {
+	struct bench_client *c = &run->clients[i];
+	unsigned int n, m = run->p.memcgs;
+	int ret;
+
 	c->run = run;
-	c->memcg = mcs_memcg_create(run->parent, "bench-client");
-	if (IS_ERR(c->memcg))
-		return PTR_ERR(c->memcg);
-	c->objcg = mcs_get_objcg(c->memcg);
-	if (!c->objcg) {
-		bench_memcg_put(c->memcg);
-		return -ENOENT;
+	c->memcg = run->memcgs + i * m;
+	c->objcg = run->objcgs + i * m;
+	for (n = 0; n < m; n++) {
+		struct mcs_memcg *memcg = mcs_memcg_create(run->parent, "bench-client");
+
+		if (IS_ERR(memcg)) {
+			ret = PTR_ERR(memcg);
+			goto put;
+		}
+		c->objcg[n] = mcs_get_objcg(memcg);
+		if (!c->objcg[n]) {
+			bench_memcg_put(memcg);
+			ret = -ENOENT;
+			goto put;
+		}
+		c->memcg[n] = memcg;
 	}
-	/* shared=1: every client charges client 0's memcg and objcg */
-	c->op_memcg = run->p.shared ? run->clients[0].memcg : c->memcg;
-	c->op_objcg = run->p.shared ? run->clients[0].objcg : c->objcg;
+	/* shared=1: every client charges client 0's memcgs and objcgs */
+	c->op_memcg = run->p.shared ? run->memcgs : c->memcg;
+	c->op_objcg = run->p.shared ? run->objcgs : c->objcg;
 	return 0;
+
+put:
+	while (n--)
+		bench_memcg_pair_put(c, n);
+	return ret;
 }
 
 /* The tree of the run: parent, interrupt memcg, one memcg per client. */
@@ -340,7 +434,7 @@ static int bench_memcgs_create(struct bench_run *run)
 		goto put_irq_memcg;
 	}
 	for (i = 0; i < run->p.clients; i++) {
-		ret = bench_client_get(run, &run->clients[i]);
+		ret = bench_client_get(run, i);
 		if (ret)
 			goto put_clients;
 	}
@@ -442,10 +536,16 @@ static void bench_measure(struct bench_run *run)
 	u64 t0;
 	int cpu;
 
+	run->nmi = "off";
+	if (run->p.nmi) {
+		int ret = mcs_nmi_register(bench_nmi_fn, run);
+
+		run->nmi = !ret ? "on" : ret == -EOPNOTSUPP ? "unsupported" : "busy";
+	}
 	t0 = ktime_get_ns();
 	WRITE_ONCE(run->phase, BENCH_LOAD);
 	wake_up_all(&run->wq);
-	if (run->p.hardirq)
+	if (run->p.hardirq || !strcmp(run->nmi, "on"))
 		on_each_cpu(bench_irq_start, run, 1);
 	msleep(run->p.duration_ms);
 	WRITE_ONCE(run->phase, BENCH_STOP);
@@ -454,6 +554,9 @@ static void bench_measure(struct bench_run *run)
 		hrtimer_cancel(&run->irq[cpu].timer);
 		run->irq_ops += run->irq[cpu].ops;
 	}
+	/* waits for the NMIs in flight: none charges after this */
+	if (!strcmp(run->nmi, "on"))
+		mcs_nmi_unregister();
 	wait_for_completion(&run->stopped);
 	for (i = 0; i < run->p.clients; i++) {
 		run->ops += run->clients[i].ops;
@@ -461,31 +564,106 @@ static void bench_measure(struct bench_run *run)
 	}
 }
 
+/*
+ * ns per iteration of a loop of BENCH_PRIM_LOOPS, in tenths, less @base
+ * (the empty loop's); a measurement below the empty loop reads 0.
+ */
+static u64 prim_tenths(u64 t0, u64 base)
+{
+	u64 t = ktime_get_ns() - t0;
+
+	return t > base ? (t - base) * 10 / BENCH_PRIM_LOOPS : 0;
+}
+
+/*
+ * The primitives the modes differ in, on this kernel, on one CPU with
+ * nothing contending: the coupled stock's IRQ toggles, the preempt count
+ * of the control and of a local_trylock, the trylock itself, and the
+ * locked instruction of the page counters and of "objcg-atomic".
+ */
+static void bench_prims(struct bench_run *run)
+{
+	u64 t0, base, irqsave, preempt, trylock, atomic;
+	unsigned long flags;
+	unsigned int i;
+
+	migrate_disable();
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PRIM_LOOPS; i++)
+		barrier();
+	base = ktime_get_ns() - t0;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PRIM_LOOPS; i++) {
+		local_irq_save(flags);
+		local_irq_restore(flags);
+		barrier();
+	}
+	irqsave = prim_tenths(t0, base);
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PRIM_LOOPS; i++) {
+		preempt_disable();
+		preempt_enable();
+		barrier();
+	}
+	preempt = prim_tenths(t0, base);
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PRIM_LOOPS; i++) {
+		if (local_trylock(&bench_trylock))
+			local_unlock(&bench_trylock);
+		barrier();
+	}
+	trylock = prim_tenths(t0, base);
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < BENCH_PRIM_LOOPS; i++)
+		atomic_long_inc(&bench_atomic);
+	atomic = prim_tenths(t0, base);
+	migrate_enable();
+
+	snprintf(run->prims, sizeof(run->prims),
+		 "prim_irqsave_ns=%llu.%llu prim_preempt_ns=%llu.%llu prim_trylock_ns=%llu.%llu prim_atomic_ns=%llu.%llu",
+		 irqsave / 10, irqsave % 10, preempt / 10, preempt % 10,
+		 trylock / 10, trylock % 10, atomic / 10, atomic % 10);
+}
+
 /* Check the invariants and write the result line. */
 static void bench_report(struct bench_run *run)
 {
 	unsigned int i, active = min(run->p.clients, num_online_cpus());
-	unsigned long fails, hits, misses;
-	u64 ops = run->ops, ns = run->ns;
+	unsigned long fails, hits, misses, irq_misses, irq_fails;
+	u64 ops = run->ops, ns = run->ns, fires = 0, nmi_ops = 0, nmi_sent = 0;
 	bool ok = true;
+	int cpu;
 
 	hits = sum_events(run, MCS_STOCK_HIT);
 	misses = sum_events(run, MCS_STOCK_MISS);
 	fails = sum_events(run, MCS_TRYLOCK_FAIL);
+	irq_misses = memcg_events(run->irq_memcg, MCS_STOCK_MISS);
+	irq_fails = memcg_events(run->irq_memcg, MCS_TRYLOCK_FAIL);
+	for_each_possible_cpu(cpu) {
+		fires += run->irq[cpu].fires;
+		nmi_ops += run->irq[cpu].nmi_ops;
+		nmi_sent += run->irq[cpu].nmi_sent;
+	}
 
 	/* invariants: nothing live, so after a drain only leftovers remain */
 	mcs_drain_all_stock(mcs_root_memcg(), true);
-	for (i = 0; i < run->p.clients; i++)
-		ok &= bench_check(run->clients[i].memcg, run->clients[i].objcg);
+	for (i = 0; i < run->p.clients * run->p.memcgs; i++)
+		ok &= bench_check(run->memcgs[i], run->objcgs[i]);
 	ok &= bench_check(run->irq_memcg, run->irq_objcg);
 	ok &= run->errors == 0;
 
 	snprintf(run->result, sizeof(run->result),
-		 "mode=%s clients=%u workload=%s hardirq=%d shared=%d duration_ms=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu hits=%lu misses=%lu trylock_fail=%lu errors=%ld verdict=%s\n",
+		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu errors=%ld %s verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
-		 run->p.hardirq, run->p.shared, run->p.duration_ms, ops, ns,
+		 run->p.hardirq, run->nmi, run->p.shared, run->p.memcgs,
+		 run->p.duration_ms, num_online_cpus(), ops, ns,
 		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
-		 ops ? ns * active / ops : 0, run->irq_ops, hits, misses, fails, run->errors,
+		 ops ? ns * active / ops : 0, run->irq_ops, fires, irq_misses, irq_fails,
+		 nmi_sent, nmi_ops, hits, misses, fails, run->errors, run->prims,
 		 ok ? "PASS" : "FAIL");
 }
 
@@ -516,6 +694,12 @@ static int bench_run(const struct bench_params *p)
 	run->irq = kcalloc(nr_cpu_ids, sizeof(*run->irq), GFP_KERNEL);
 	if (!run->irq)
 		goto free_clients;
+	run->memcgs = kcalloc(p->clients * p->memcgs, sizeof(*run->memcgs), GFP_KERNEL);
+	if (!run->memcgs)
+		goto free_irq;
+	run->objcgs = kcalloc(p->clients * p->memcgs, sizeof(*run->objcgs), GFP_KERNEL);
+	if (!run->objcgs)
+		goto free_memcgs;
 	for_each_possible_cpu(cpu) {
 		run->irq[cpu].run = run;
 		mcs_hrtimer_setup(&run->irq[cpu].timer, bench_irq_fn, CLOCK_MONOTONIC,
@@ -524,13 +708,14 @@ static int bench_run(const struct bench_params *p)
 
 	ret = bench_memcgs_create(run);
 	if (ret)
-		goto free_irq;
-	ret = mcs_stock_set_mode(p->mode);
+		goto free_objcgs;
+	ret = mcs_stock_set_bench_mode(p->mode);
 	if (ret)
 		goto put_memcgs;
 	ret = bench_clients_create(run);
 	if (ret)
 		goto restore_mode;
+	bench_prims(run);
 
 	bench_measure(run);
 	bench_report(run);
@@ -543,6 +728,10 @@ restore_mode:
 	mcs_stock_set_mode(found);
 put_memcgs:
 	bench_memcgs_put(run);
+free_objcgs:
+	kfree(run->objcgs);
+free_memcgs:
+	kfree(run->memcgs);
 free_irq:
 	kfree(run->irq);
 free_clients:
@@ -559,8 +748,12 @@ static int bench_parse(char *line, struct bench_params *p)
 	char *tok, *key, *val;
 	int k, ret;
 
-	*p = (struct bench_params){ .mode = MCS_MODE_DECOUPLED, .clients = 1,
+	const char *modes[NR_MCS_MODES];
+
+	*p = (struct bench_params){ .mode = MCS_MODE_DECOUPLED, .clients = 1, .memcgs = 1,
 				    .workload = WL_PAGES, .duration_ms = BENCH_DEFAULT_MS };
+	for (k = 0; k < NR_MCS_MODES; k++)
+		modes[k] = mcs_stock_mode_name(k);
 	while ((tok = mcs_input_next(&line)) != NULL) {
 		ret = mcs_input_kv("bench", tok, &key, &val);
 		if (ret)
@@ -579,7 +772,7 @@ static int bench_parse(char *line, struct bench_params *p)
 
 		switch (k) {
 		case KEY_MODE:
-			ret = mcs_input_match("bench", key, val, bench_mode_names, NR_MCS_MODES);
+			ret = mcs_input_match("bench", key, val, modes, NR_MCS_MODES);
 			if (ret >= 0)
 				p->mode = ret;
 			break;
@@ -602,9 +795,21 @@ static int bench_parse(char *line, struct bench_params *p)
 		case KEY_SHARED:
 			ret = mcs_input_bool("bench", key, val, &p->shared);
 			break;
+		case KEY_NMI:
+			ret = mcs_input_bool("bench", key, val, &p->nmi);
+			break;
+		case KEY_MEMCGS:
+			ret = mcs_input_uint("bench", key, val, 1, BENCH_MAX_MEMCGS, false,
+					     &p->memcgs);
+			break;
 		}
 		if (ret < 0)
 			return ret;
+	}
+	if (p->clients * p->memcgs > BENCH_MAX_MEMCG_TOTAL) {
+		pr_warn_ratelimited("memcg_stock: bench: clients x memcgs over %d\n",
+				    BENCH_MAX_MEMCG_TOTAL);
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -2,7 +2,9 @@
 /*
  * KUnit suite for the stock modes: every mode (decoupled, coupled, none)
  * keeps pages and bytes exact under load from every context, and a mode
- * switch leaves nothing cached.
+ * switch leaves nothing cached.  The benchmark's control "coupled-noirq"
+ * is refused here (mcs_stock_set_mode()); the benchmark's own exactness
+ * check (bench_badinput) covers it.
  */
 #include <kunit/test.h>
 #include <linux/cpu.h>
@@ -116,6 +118,9 @@ static void mode_switch_drains(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
 	KUNIT_EXPECT_EQ(test, mcs_stock_set_mode(NR_MCS_MODES), -EINVAL);
+	/* the benchmark's control is never the module's stock mode */
+	KUNIT_EXPECT_EQ(test, mcs_stock_set_mode(MCS_MODE_COUPLED_NOIRQ), -EINVAL);
+	KUNIT_EXPECT_NE(test, mcs_stock_get_mode(), MCS_MODE_COUPLED_NOIRQ);
 }
 
 /*

@@ -16,6 +16,9 @@
 #                 split evenly, node i is socket i with SMP/N vCPUs (with
 #                 fewer vCPUs than nodes, the nodes beyond are memory-only)
 #   MCS_ACCEL     auto (default: kvm if usable, else tcg), kvm or tcg
+#   QEMU_ICOUNT   TCG only: -icount with these options (e.g. shift=0: one
+#                 guest ns per instruction, deterministic); forces
+#                 thread=single, which icount requires
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -48,11 +51,13 @@ if [[ $accel == auto ]]; then
 	fi
 	accel=$(cat "$MCS_OUT/accel")
 fi
+[[ -z ${QEMU_ICOUNT:-} || $accel == tcg ]] || die "QEMU_ICOUNT needs TCG (accel=$accel)"
 case $accel in
 kvm)	accel_args=(-accel kvm -cpu host) ;;
 tcg)	thread=multi
-	((smp <= 4 && smp <= $(nproc))) || thread=single
-	accel_args=(-accel "tcg,thread=$thread" -cpu max) ;;
+	((smp <= 4 && smp <= $(nproc))) && [[ -z ${QEMU_ICOUNT:-} ]] || thread=single
+	accel_args=(-accel "tcg,thread=$thread" -cpu max)
+	[[ -z ${QEMU_ICOUNT:-} ]] || accel_args+=(-icount "$QEMU_ICOUNT") ;;
 *)	die "MCS_ACCEL=$accel: expected auto, kvm or tcg" ;;
 esac
 # memory in MiB, for the split between NUMA nodes
@@ -86,8 +91,8 @@ fi
 append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 ${QEMU_APPEND:-}"
 
 mkdir -p "$(dirname "$logf")"
-log "qemu: accel=$accel smp=$smp numa=$nodes ($(basename "$kernel"))"
-echo "mcs-qemu: accel=$accel smp=$smp numa=$nodes" > "$logf"
+log "qemu: accel=$accel smp=$smp numa=$nodes icount=${QEMU_ICOUNT:-off} ($(basename "$kernel"))"
+echo "mcs-qemu: accel=$accel smp=$smp numa=$nodes icount=${QEMU_ICOUNT:-off}" > "$logf"
 set +e
 timeout -k 5 "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 \
 	"${accel_args[@]}" -smp "${smp_args[@]}" -m "${mem_mb}M" "${numa_args[@]}" \

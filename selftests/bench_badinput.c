@@ -61,6 +61,16 @@ static const struct bad_write bad_bench[] = {
 	{ "unknown key", "duration_ms=5 bogus=1" },
 	{ "key in capitals", "duration_ms=5 CLIENTS=2" },
 	{ "unknown mode", "duration_ms=5 mode=fast" },
+	{ "mode=objcg-atomic (a bytes path, not a mode)", "duration_ms=5 mode=objcg-atomic" },
+	{ "mode=coupled_noirq", "duration_ms=5 mode=coupled_noirq" },
+	{ "mode=coupled-noirq twice", "duration_ms=5 mode=coupled-noirq mode=coupled" },
+	{ "memcgs=0", "duration_ms=5 memcgs=0" },
+	{ "memcgs=65", "duration_ms=5 memcgs=65" },
+	{ "memcgs=-1", "duration_ms=5 memcgs=-1" },
+	{ "clients x memcgs over 1024", "duration_ms=5 clients=17 memcgs=64" },
+	{ "nmi=2", "duration_ms=5 nmi=2" },
+	{ "nmi=on", "duration_ms=5 nmi=on" },
+	{ "nmi given twice", "duration_ms=5 nmi=0 nmi=1" },
 	{ "unknown workload", "duration_ms=5 workload=disk" },
 	{ "missing value", "duration_ms=5 clients=" },
 	{ "missing =", "duration_ms=5 clients" },
@@ -352,6 +362,43 @@ static void test_mode_restored(void)
 	ksft_test_result(ok, "a bench restores the stock mode it found (coupled, none)\n");
 }
 
+/*
+ * The control "coupled-noirq" runs only inside a bench: exact, with
+ * interrupt load too, and the mode found is back afterwards; as the
+ * module's stock mode it is refused.
+ */
+static void test_coupled_noirq(void)
+{
+	int ok, cfg;
+
+	ok = !mcs_puts("config", "mode=coupled\n") &&
+	     bench_passes("mode=coupled-noirq duration_ms=5 workload=mixed hardirq=1") &&
+	     bench_passes("mode=coupled-noirq duration_ms=5 workload=bytes clients=2 shared=1") &&
+	     config_mode_is("coupled");
+	cfg = mcs_puts("config", "mode=coupled-noirq\n");
+	ok = ok && cfg < 0 && config_mode_is("coupled");
+	ok = !mcs_puts("config", "mode=decoupled\n") && ok;
+	ksft_test_result(ok, "coupled-noirq: bench only (config write %d), exact, mode restored\n",
+			 cfg);
+}
+
+/* The new keys: memcgs per client (eviction) and the NMI load, exact. */
+static void test_new_keys(void)
+{
+	char res[MCS_RESULTS_SIZE];
+	int ok;
+
+	ok = bench_passes("mode=decoupled duration_ms=5 memcgs=16 clients=2") &&
+	     bench_passes("mode=coupled duration_ms=5 memcgs=8 workload=bytes");
+	ok = ok && bench_passes("mode=decoupled duration_ms=20 workload=mixed nmi=1") &&
+	     mcs_read("bench", res, sizeof(res)) > 0 &&
+	     (strstr(res, " nmi=on ") || strstr(res, " nmi=unsupported ")) &&
+	     strstr(res, " prim_irqsave_ns=") && strstr(res, " prim_atomic_ns=");
+	if (!ok)
+		ksft_print_msg("last result: %s", res);
+	ksft_test_result(ok, "memcgs=N and nmi=1: exact, result carries nmi= and the primitive costs\n");
+}
+
 /* 256 clients: done within BIG_BOUND_MS while "bench" reads stay quick. */
 static void test_many_clients(void)
 {
@@ -584,6 +631,8 @@ static const struct {
 	{ "during_stress", test_bench_during_stress, 1 },
 	{ "during_bench", test_during_bench, 6 },
 	{ "mode", test_mode_restored, 1 },
+	{ "coupled_noirq", test_coupled_noirq, 1 },
+	{ "new_keys", test_new_keys, 1 },
 	{ "many_clients", test_many_clients, 2 },
 	{ "faults", test_fault_injection, 3 },
 };
