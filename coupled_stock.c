@@ -274,7 +274,7 @@ unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_byt
 
 /* ---- drains ------------------------------------------------------------------ */
 
-void mcs_drain_local_coupled_stock(struct work_struct *work)
+static void drain_local_coupled_stock(struct work_struct *work)
 {
 	struct mcs_coupled_stock *stock =
 		container_of(work, struct mcs_coupled_stock, work);
@@ -291,7 +291,7 @@ void mcs_drain_local_coupled_stock(struct work_struct *work)
 	local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
 }
 
-bool mcs_coupled_stock_holds(int cpu, struct mcs_memcg *root)
+static bool coupled_stock_holds(int cpu, struct mcs_memcg *root, bool any_slot)
 {
 	struct mcs_coupled_stock *stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
 	struct mcs_objcg *objcg;
@@ -309,7 +309,7 @@ bool mcs_coupled_stock_holds(int cpu, struct mcs_memcg *root)
 	return ret;
 }
 
-void mcs_coupled_stock_cpu_dead(unsigned int cpu)
+static void coupled_stock_cpu_dead(unsigned int cpu)
 {
 	struct mcs_coupled_stock *stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
 
@@ -318,11 +318,30 @@ void mcs_coupled_stock_cpu_dead(unsigned int cpu)
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 }
 
-void mcs_coupled_init(void)
+static void coupled_stock_init(void)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		INIT_WORK(&per_cpu_ptr(&mcs_coupled_stock, cpu)->work,
-			  mcs_drain_local_coupled_stock);
+			  drain_local_coupled_stock);
 }
+
+static unsigned long *coupled_stock_flags(int cpu)
+{
+	return &per_cpu_ptr(&mcs_coupled_stock, cpu)->flags;
+}
+
+static struct work_struct *coupled_stock_work(int cpu)
+{
+	return &per_cpu_ptr(&mcs_coupled_stock, cpu)->work;
+}
+
+/* The coupled stock as the drains see it (stock_modes.c). */
+const struct mcs_stock_kind mcs_coupled_stock_kind = {
+	.init = coupled_stock_init,
+	.holds = coupled_stock_holds,
+	.flags = coupled_stock_flags,
+	.work = coupled_stock_work,
+	.cpu_dead = coupled_stock_cpu_dead,
+};

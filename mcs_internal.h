@@ -260,11 +260,35 @@ int mcs_stock_set_bench_mode(enum mcs_stock_mode mode);
 void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);
 
+/*
+ * One kind of per-CPU stock, as the drains see it.  stock_modes.c lists
+ * every kind of every mode in mcs_stock_kinds[] (NULL-terminated), in the
+ * order a full drain takes them: stocks of bytes first, they hand their
+ * pages to the stocks of pages.
+ * @init: set up every possible CPU's stock (module init)
+ * @holds: does @cpu's stock cache a page or a reference of @root's
+ *	subtree?  @any_slot: also slots with nothing left but a reference
+ * @flags: the word holding @cpu's FLUSHING_CACHED_CHARGE bit
+ * @work: the work item that drains @cpu's stock on @cpu
+ * @cpu_dead: empty @cpu's stock, lock-free: @cpu is dead
+ */
+struct mcs_stock_kind {
+	void (*init)(void);
+	bool (*holds)(int cpu, struct mcs_memcg *root, bool any_slot);
+	unsigned long *(*flags)(int cpu);
+	struct work_struct *(*work)(int cpu);
+	void (*cpu_dead)(unsigned int cpu);
+};
+
+extern const struct mcs_stock_kind mcs_memcg_stock_kind;
+extern const struct mcs_stock_kind mcs_obj_stock_kind;
+extern const struct mcs_stock_kind mcs_coupled_stock_kind;
+extern const struct mcs_stock_kind *const mcs_stock_kinds[];
+
 /* charge.c: a test hook (the KUnit misuse cases) */
 void mcs_charge_expect_misuse(bool expect);
 
 /* coupled_stock.c */
-void mcs_coupled_init(void);
 bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
 void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
 bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
@@ -272,23 +296,16 @@ bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
 unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 				    bool allow_uncharge, bool account, int acct,
 				    int nid, enum mcs_slab_item item, bool noirq);
-void mcs_drain_local_coupled_stock(struct work_struct *work);
-bool mcs_coupled_stock_holds(int cpu, struct mcs_memcg *root);
-void mcs_coupled_stock_cpu_dead(unsigned int cpu);
 
 /* objcg_stock.c */
 struct mcs_memcg *mcs_objcg_unaccount_pages(struct mcs_objcg *objcg, unsigned int nr_pages);
 void mcs_objcg_mod_stat(struct mcs_objcg *objcg, int nid,
 			enum mcs_slab_item item, int nr_bytes);
 void mcs_objcg_add_leftover(struct mcs_objcg *objcg, unsigned int nr_bytes);
-int mcs_objcg_init(void);
 int mcs_memcg_objcg_alloc(struct mcs_memcg *memcg);
 void mcs_memcg_objcg_kill(struct mcs_memcg *memcg);
 void mcs_memcg_reparent_objcgs(struct mcs_memcg *memcg);
 void mcs_memcg_reparent_objcg_charges(struct mcs_memcg *memcg);
-bool mcs_obj_stock_holds(int cpu, struct mcs_memcg *root);
-void mcs_drain_local_obj_stock(struct work_struct *work);
-void mcs_obj_stock_cpu_dead(unsigned int cpu);
 
 /* slab_caches.c */
 int mcs_slab_init(void);

@@ -47,7 +47,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
-#include "mcs_internal.h"
+#include "stock_modes.h"
 #include "trace.h"
 
 DEFINE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock) = {
@@ -468,7 +468,7 @@ EXPORT_SYMBOL_GPL(mcs_memcg_stat);
  * Take @nr_pages of @memcg from this CPU's stock.  Trylock only: a busy
  * stock is a miss, never a wait.
  */
-static bool consume_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
+bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	struct mcs_memcg_stock *stock;
 	bool ret = false;
@@ -546,7 +546,7 @@ int mcs_context(void)
  * not chosen at random: the RNG takes a lock of its own and this runs in
  * any context.
  */
-static void refill_stock(struct mcs_memcg *memcg, unsigned int nr_pages)
+void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	struct mcs_memcg_stock *stock;
 	int i, empty = -1;
@@ -650,6 +650,48 @@ static bool stock_holds(struct mcs_memcg_stock *stock, struct mcs_memcg *root,
 	return ret;
 }
 
+/* The decoupled memcg stock as the drains see it (stock_modes.c). */
+static bool memcg_stock_holds(int cpu, struct mcs_memcg *root, bool any_slot)
+{
+	return stock_holds(per_cpu_ptr(&mcs_memcg_stock, cpu), root, any_slot);
+}
+
+static unsigned long *memcg_stock_flags(int cpu)
+{
+	return &per_cpu_ptr(&mcs_memcg_stock, cpu)->flags;
+}
+
+static struct work_struct *memcg_stock_work(int cpu)
+{
+	return &per_cpu_ptr(&mcs_memcg_stock, cpu)->work;
+}
+
+static void memcg_stock_cpu_dead(unsigned int cpu)
+{
+	struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
+
+	drain_stock_fully(stock, MCS_DRAIN_HOTPLUG);
+	/* A drain queued for it may never run there: let the next one in. */
+	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+}
+
+static void memcg_stock_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		INIT_WORK(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work,
+			  drain_local_memcg_stock);
+}
+
+const struct mcs_stock_kind mcs_memcg_stock_kind = {
+	.init = memcg_stock_init,
+	.holds = memcg_stock_holds,
+	.flags = memcg_stock_flags,
+	.work = memcg_stock_work,
+	.cpu_dead = memcg_stock_cpu_dead,
+};
+
 /*
  * Start a drain of one stock of @cpu unless one is pending; the current
  * CPU's is drained right here.  Both stocks, memcg and obj, follow this
@@ -668,6 +710,7 @@ static void schedule_stock_drain(int cpu, int curcpu, unsigned long *flags,
 
 static void drain_all_async(struct mcs_memcg *root)
 {
+	const struct mcs_stock_kind *const *kind;
 	int cpu, curcpu;
 
 	/* Best effort: whoever holds the mutex is draining already. */
@@ -681,20 +724,13 @@ static void drain_all_async(struct mcs_memcg *root)
 	migrate_disable();
 	curcpu = smp_processor_id();
 	for_each_online_cpu(cpu) {
-		struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
-		struct mcs_obj_stock *obj = per_cpu_ptr(&mcs_obj_stock, cpu);
+		for (kind = mcs_stock_kinds; *kind; kind++) {
+			unsigned long *flags = (*kind)->flags(cpu);
 
-		if (!test_bit(FLUSHING_CACHED_CHARGE, &stock->flags) &&
-		    stock_holds(stock, root, false))
-			schedule_stock_drain(cpu, curcpu, &stock->flags, &stock->work);
-		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
-
-		if (!test_bit(FLUSHING_CACHED_CHARGE, &obj->flags) &&
-		    mcs_obj_stock_holds(cpu, root))
-			schedule_stock_drain(cpu, curcpu, &obj->flags, &obj->work);
-		if (!test_bit(FLUSHING_CACHED_CHARGE, &cs->flags) &&
-		    mcs_coupled_stock_holds(cpu, root))
-			schedule_stock_drain(cpu, curcpu, &cs->flags, &cs->work);
+			if (!test_bit(FLUSHING_CACHED_CHARGE, flags) &&
+			    (*kind)->holds(cpu, root, false))
+				schedule_stock_drain(cpu, curcpu, flags, (*kind)->work(cpu));
+		}
 	}
 	migrate_enable();
 	mutex_unlock(&drain_mutex);
@@ -702,45 +738,26 @@ static void drain_all_async(struct mcs_memcg *root)
 
 /*
  * Caller holds drain_mutex and the CPU hotplug lock: CPUs stay online, so
- * every work item runs on its own CPU.
+ * every work item runs on its own CPU.  The kinds of stock are drained
+ * one after the other, in the order of mcs_stock_kinds[]: a stock of
+ * bytes hands its pages to a stock of pages.
  */
 static void drain_all_sync_cpuslocked(struct mcs_memcg *root)
 {
+	const struct mcs_stock_kind *const *kind;
 	int cpu;
 
 	lockdep_assert_held(&drain_mutex);
-	/* obj stocks first: draining them returns pages to the memcgs */
-	for_each_online_cpu(cpu) {
-		struct mcs_obj_stock *obj = per_cpu_ptr(&mcs_obj_stock, cpu);
-
-		if (!mcs_obj_stock_holds(cpu, root))
-			continue;
-		set_bit(FLUSHING_CACHED_CHARGE, &obj->flags);
-		queue_work_on(cpu, mcs_drain_wq, &obj->work);
+	for (kind = mcs_stock_kinds; *kind; kind++) {
+		for_each_online_cpu(cpu) {
+			if (!(*kind)->holds(cpu, root, true))
+				continue;
+			set_bit(FLUSHING_CACHED_CHARGE, (*kind)->flags(cpu));
+			queue_work_on(cpu, mcs_drain_wq, (*kind)->work(cpu));
+		}
+		for_each_online_cpu(cpu)
+			flush_work((*kind)->work(cpu));
 	}
-	for_each_online_cpu(cpu)
-		flush_work(&per_cpu_ptr(&mcs_obj_stock, cpu)->work);
-	/* the coupled stock's obj part drains into its memcg part */
-	for_each_online_cpu(cpu) {
-		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
-
-		if (!mcs_coupled_stock_holds(cpu, root))
-			continue;
-		set_bit(FLUSHING_CACHED_CHARGE, &cs->flags);
-		queue_work_on(cpu, mcs_drain_wq, &cs->work);
-	}
-	for_each_online_cpu(cpu)
-		flush_work(&per_cpu_ptr(&mcs_coupled_stock, cpu)->work);
-	for_each_online_cpu(cpu) {
-		struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
-
-		if (!stock_holds(stock, root, true))
-			continue;
-		set_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
-		queue_work_on(cpu, mcs_drain_wq, &stock->work);
-	}
-	for_each_online_cpu(cpu)
-		flush_work(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work);
 }
 
 static void drain_all_sync(struct mcs_memcg *root)
@@ -778,42 +795,22 @@ void mcs_drain_all_stock(struct mcs_memcg *root, bool sync)
 }
 EXPORT_SYMBOL_GPL(mcs_drain_all_stock);
 
+/* A dead CPU's stocks of every kind: nothing runs there, no lock needed. */
+static void stocks_cpu_dead(unsigned int cpu)
+{
+	const struct mcs_stock_kind *const *kind;
+
+	for (kind = mcs_stock_kinds; *kind; kind++)
+		(*kind)->cpu_dead(cpu);
+}
+
 static int mcs_cpu_dead(unsigned int cpu)
 {
-	struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
-
-	/* The CPU is dead: nobody else can touch its stocks, no lock needed. */
-	mcs_obj_stock_cpu_dead(cpu);
-	mcs_coupled_stock_cpu_dead(cpu);
-	drain_stock_fully(stock, MCS_DRAIN_HOTPLUG);
-	/* A drain queued for it may never run there: let the next one in. */
-	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+	stocks_cpu_dead(cpu);
 	return 0;
 }
 
 /* ---- charging ------------------------------------------------------------- */
-
-enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;
-
-/*
- * Pages charged to @memcg go into the stock of the current mode, or
- * straight back.  The mode is read and its stock filled in one RCU
- * section: mcs_stock_set_mode() waits for it before its last drain.
- */
-static void stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
-{
-	enum mcs_stock_mode mode;
-
-	rcu_read_lock();
-	mode = mcs_stock_mode_now();
-	if (mode == MCS_MODE_DECOUPLED)
-		refill_stock(memcg, nr_pages);
-	else if (mcs_mode_is_coupled(mode))
-		mcs_coupled_refill(memcg, nr_pages, mode == MCS_MODE_COUPLED_NOIRQ);
-	else
-		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
-	rcu_read_unlock();
-}
 
 /* False for requests that must not spin on anything (no reclaim bits). */
 static bool gfp_allows_spinning(gfp_t gfp)
@@ -863,13 +860,11 @@ int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 		return -ENOENT;
 
 	mode = mcs_stock_mode_now();
-	if (mode == MCS_MODE_DECOUPLED ? consume_stock(memcg, nr_pages) :
-	    mcs_mode_is_coupled(mode) ?
-	    mcs_coupled_consume(memcg, nr_pages, mode == MCS_MODE_COUPLED_NOIRQ) : false)
+	if (mcs_mode_consume_pages(memcg, nr_pages, mode))
 		return 0;	/* the stock counted the hit */
 	mcs_memcg_event(memcg, MCS_STOCK_MISS);
 
-	if (!gfp_allows_spinning(gfp) || mode == MCS_MODE_NONE)
+	if (!gfp_allows_spinning(gfp) || !mcs_mode_has_page_stock(mode))
 		batch = nr_pages;
 retry:
 	if (mcs_page_counter_try_charge(&memcg->memory, batch, &fail))
@@ -899,7 +894,7 @@ retry:
 done_restock:
 	trace_mcs_charge_slowpath(memcg->id, nr_pages, batch);
 	if (batch > nr_pages)
-		stock_refill(memcg, batch - nr_pages);
+		mcs_mode_refill_pages(memcg, batch - nr_pages);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(mcs_try_charge);
@@ -920,7 +915,7 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 	if (mcs_memcg_is_root(memcg))
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 	else
-		stock_refill(memcg, nr_pages);
+		mcs_mode_refill_pages(memcg, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);
 
@@ -930,80 +925,6 @@ void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages)
 	if (nr_pages)
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 }
-
-/* ---- stock modes ------------------------------------------------------------ */
-
-static DEFINE_MUTEX(mode_mutex);
-
-static const char * const mode_names[NR_MCS_MODES] = {
-	[MCS_MODE_DECOUPLED] = "decoupled",
-	[MCS_MODE_COUPLED] = "coupled",
-	[MCS_MODE_NONE] = "none",
-	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
-};
-
-/**
- * mcs_stock_mode_name() - name of a stock mode
- * @mode: mode
- *
- * Return: "decoupled", "coupled", "none", "coupled-noirq" (the benchmark's
- * control), or NULL for an invalid mode.
- */
-const char *mcs_stock_mode_name(enum mcs_stock_mode mode)
-{
-	return (unsigned int)mode < NR_MCS_MODES ? mode_names[mode] : NULL;
-}
-EXPORT_SYMBOL_GPL(mcs_stock_mode_name);
-
-/**
- * mcs_stock_get_mode() - the stock mode in use
- *
- * Return: the current mode.
- */
-enum mcs_stock_mode mcs_stock_get_mode(void)
-{
-	return mcs_stock_mode_now();
-}
-EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
-
-/*
- * Any mode, the benchmark's control "coupled-noirq" included: only the
- * benchmark calls this directly, with nothing else charging (see
- * coupled_stock.c).
- */
-int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
-{
-	if ((unsigned int)mode >= NR_MCS_MODES)
-		return -EINVAL;
-	mutex_lock(&mode_mutex);
-	mcs_drain_all_stock(root_memcg, true);
-	WRITE_ONCE(mcs_stock_mode_cur, mode);
-	synchronize_rcu();
-	mcs_drain_all_stock(root_memcg, true);
-	mutex_unlock(&mode_mutex);
-	return 0;
-}
-
-/**
- * mcs_stock_set_mode() - switch the per-CPU caching design
- * @mode: new mode
- *
- * Every stock of every mode is drained around the switch, and between the
- * two drains an RCU grace period waits for every refill that read the old
- * mode: once this returns, no stock but the new mode's holds anything,
- * and none will.  Charges racing with the switch stay exact.  Task
- * context; sleeps.
- *
- * Return: 0, or -EINVAL for an unknown mode and for the benchmark-only
- * control MCS_MODE_COUPLED_NOIRQ.
- */
-int mcs_stock_set_mode(enum mcs_stock_mode mode)
-{
-	if (mode == MCS_MODE_COUPLED_NOIRQ)
-		return -EINVAL;
-	return mcs_stock_set_bench_mode(mode);
-}
-EXPORT_SYMBOL_GPL(mcs_stock_set_mode);
 
 /* ---- set-up and tear-down ------------------------------------------------ */
 
@@ -1023,9 +944,7 @@ static void drain_everything(void)
 	for_each_possible_cpu(cpu) {
 		if (cpu_online(cpu))
 			continue;
-		mcs_obj_stock_cpu_dead(cpu);
-		mcs_coupled_stock_cpu_dead(cpu);
-		drain_stock_fully(per_cpu_ptr(&mcs_memcg_stock, cpu), MCS_DRAIN_HOTPLUG);
+		stocks_cpu_dead(cpu);
 	}
 	cpuhp_remove_state_nocalls_cpuslocked(hp_state);
 	cpus_read_unlock();
@@ -1042,14 +961,11 @@ static void drain_everything(void)
  */
 int mcs_stock_init(void)
 {
-	int cpu, ret;
+	const struct mcs_stock_kind *const *kind;
+	int ret;
 
-	for_each_possible_cpu(cpu)
-		INIT_WORK(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work,
-			  drain_local_memcg_stock);
-
-	mcs_objcg_init();
-	mcs_coupled_init();
+	for (kind = mcs_stock_kinds; *kind; kind++)
+		(*kind)->init();
 
 	mcs_drain_wq = alloc_workqueue("mcs_drain", MCS_WQ_PERCPU, 0);
 	if (!mcs_drain_wq)

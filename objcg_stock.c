@@ -51,7 +51,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "mcs_internal.h"
+#include "stock_modes.h"
 #include "trace.h"
 
 DEFINE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock) = {
@@ -261,7 +261,7 @@ static int objcg_charge_pages(struct mcs_objcg *objcg, gfp_t gfp, unsigned int n
 }
 
 /* Return pages through the memcg stock (the path of byte uncharges). */
-static void objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages)
+void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages)
 {
 	struct mcs_memcg *memcg;
 
@@ -493,7 +493,7 @@ static void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *st
 	}
 	stock->nr_bytes[i] = stocked;
 	if (nr_pages)
-		objcg_uncharge_pages(objcg, nr_pages);
+		mcs_objcg_uncharge_pages(objcg, nr_pages);
 }
 
 /*
@@ -546,8 +546,8 @@ static bool obj_args_ok(size_t size, bool account, int nid, enum mcs_slab_item i
  * (one locked cmpxchg per consume and per refill, on a cache line all
  * CPUs of the objcg write).  The benchmark reports it under that name.
  */
-static bool objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
-				 int nid, enum mcs_slab_item item)
+bool mcs_objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size,
+			      bool account, int nid, enum mcs_slab_item item)
 {
 	if (!objcg_take_leftover(objcg, size))
 		return false;
@@ -556,31 +556,20 @@ static bool objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size, boo
 	return true;
 }
 
-static void objcg_atomic_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
-				bool account, int acct, int nid, enum mcs_slab_item item)
+void mcs_objcg_atomic_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
+			     bool account, int acct, int nid, enum mcs_slab_item item)
 {
 	mcs_objcg_add_leftover(objcg, nr_bytes);
 	if (account)
 		mcs_objcg_mod_stat(objcg, nid, item, acct);
 }
 
-/*
- * Serve @size bytes from what is already charged: this CPU's stock of the
- * current mode, or in mode "none" the objcg-atomic reservoir.  A consume
- * needs no fence against a mode switch: it only ever takes from a stock.
- */
-static bool obj_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
-			int nid, enum mcs_slab_item item)
+/* The decoupled obj stock's consume: trylock only, a busy stock is a miss. */
+bool mcs_obj_stock_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
+			   int nid, enum mcs_slab_item item)
 {
-	enum mcs_stock_mode mode = mcs_stock_mode_now();
 	struct mcs_obj_stock *stock;
 	bool ret;
-
-	if (mcs_mode_is_coupled(mode))
-		return mcs_coupled_obj_consume(objcg, size, account, nid, item,
-					       mode == MCS_MODE_COUPLED_NOIRQ);
-	if (mode == MCS_MODE_NONE)
-		return objcg_atomic_consume(objcg, size, account, nid, item);
 
 	stock = trylock_obj_stock(objcg);
 	ret = stock && __consume_obj_stock(objcg, stock, size);
@@ -591,38 +580,20 @@ static bool obj_consume(struct mcs_objcg *objcg, unsigned int size, bool account
 }
 
 /*
- * Put @nr_bytes, already charged, where the current mode keeps bytes, and
- * account @acct bytes of slab when @account.  @allow_uncharge: see
- * __refill_obj_stock().  Mode read and refill form one RCU section, the
- * fence of mcs_stock_set_mode().
+ * The decoupled obj stock's refill, inside the mode fence (see
+ * stock_modes.h); @allow_uncharge: see __refill_obj_stock().
  */
-static void obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
-		       bool allow_uncharge, bool account, int acct, int nid,
-		       enum mcs_slab_item item)
+void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
+			  bool allow_uncharge, bool account, int acct, int nid,
+			  enum mcs_slab_item item)
 {
-	enum mcs_stock_mode mode;
-	struct mcs_obj_stock *stock;
-	unsigned int nr_pages;
+	struct mcs_obj_stock *stock = trylock_obj_stock(objcg);
 
-	rcu_read_lock();
-	mode = mcs_stock_mode_now();
-	if (mcs_mode_is_coupled(mode)) {
-		nr_pages = mcs_coupled_obj_refill(objcg, nr_bytes, allow_uncharge,
-						  account, acct, nid, item,
-						  mode == MCS_MODE_COUPLED_NOIRQ);
-		if (nr_pages)
-			objcg_uncharge_pages(objcg, nr_pages);
-	} else if (mode == MCS_MODE_NONE) {
-		objcg_atomic_refill(objcg, nr_bytes, account, acct, nid, item);
-	} else {
-		stock = trylock_obj_stock(objcg);
-		if (nr_bytes)
-			__refill_obj_stock(objcg, stock, nr_bytes, allow_uncharge);
-		if (account)
-			__account_obj_stock(objcg, stock, acct, nid, item);
-		unlock_obj_stock(stock);
-	}
-	rcu_read_unlock();
+	if (nr_bytes)
+		__refill_obj_stock(objcg, stock, nr_bytes, allow_uncharge);
+	if (account)
+		__account_obj_stock(objcg, stock, acct, nid, item);
+	unlock_obj_stock(stock);
 }
 
 static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
@@ -635,13 +606,13 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 	if (objcg->is_root || !size)
 		return 0;
 
-	if (obj_consume(objcg, size, account, nid, item))
+	if (mcs_mode_consume_bytes(objcg, size, account, nid, item))
 		return 0;
 	ret = objcg_charge_pages(objcg, gfp, PAGE_ALIGN(size) >> PAGE_SHIFT);
 	if (ret)
 		return ret;
 	/* the rest of the last page stays with the objcg, for the next charge */
-	obj_refill(objcg, PAGE_ALIGN(size) - size, false, account, size, nid, item);
+	mcs_mode_refill_bytes(objcg, PAGE_ALIGN(size) - size, false, account, size, nid, item);
 	return 0;
 }
 
@@ -655,7 +626,7 @@ static int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 	}
 	if (objcg->is_root || !size)
 		return 0;
-	obj_refill(objcg, size, true, account, -(int)size, nid, item);
+	mcs_mode_refill_bytes(objcg, size, true, account, -(int)size, nid, item);
 	return 0;
 }
 
@@ -752,7 +723,7 @@ EXPORT_SYMBOL_GPL(mcs_memcg_slab_stat);
 
 /* ---- drains ------------------------------------------------------------------- */
 
-void mcs_drain_local_obj_stock(struct work_struct *work)
+static void drain_local_obj_stock(struct work_struct *work)
 {
 	struct mcs_obj_stock *stock = container_of(work, struct mcs_obj_stock, work);
 
@@ -768,7 +739,7 @@ void mcs_drain_local_obj_stock(struct work_struct *work)
 }
 
 /* Does @cpu's obj stock cache an objcg charging @root's subtree? */
-bool mcs_obj_stock_holds(int cpu, struct mcs_memcg *root)
+static bool obj_stock_holds(int cpu, struct mcs_memcg *root, bool any_slot)
 {
 	struct mcs_obj_stock *stock = per_cpu_ptr(&mcs_obj_stock, cpu);
 	bool ret = false;
@@ -788,7 +759,7 @@ bool mcs_obj_stock_holds(int cpu, struct mcs_memcg *root)
 }
 
 /* @cpu is dead: nothing runs there, no lock needed. */
-void mcs_obj_stock_cpu_dead(unsigned int cpu)
+static void obj_stock_cpu_dead(unsigned int cpu)
 {
 	struct mcs_obj_stock *stock = per_cpu_ptr(&mcs_obj_stock, cpu);
 
@@ -839,11 +810,29 @@ void mcs_memcg_reparent_objcg_charges(struct mcs_memcg *memcg)
 					&parent->nodeinfo[nid]->slab_b[item]);
 }
 
-int mcs_objcg_init(void)
+static void obj_stock_init(void)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		INIT_WORK(&per_cpu_ptr(&mcs_obj_stock, cpu)->work, mcs_drain_local_obj_stock);
-	return 0;
+		INIT_WORK(&per_cpu_ptr(&mcs_obj_stock, cpu)->work, drain_local_obj_stock);
 }
+
+static unsigned long *obj_stock_flags(int cpu)
+{
+	return &per_cpu_ptr(&mcs_obj_stock, cpu)->flags;
+}
+
+static struct work_struct *obj_stock_work(int cpu)
+{
+	return &per_cpu_ptr(&mcs_obj_stock, cpu)->work;
+}
+
+/* The decoupled obj stock as the drains see it (stock_modes.c). */
+const struct mcs_stock_kind mcs_obj_stock_kind = {
+	.init = obj_stock_init,
+	.holds = obj_stock_holds,
+	.flags = obj_stock_flags,
+	.work = obj_stock_work,
+	.cpu_dead = obj_stock_cpu_dead,
+};

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stock modes: the mode in use, the switch between modes, the names,
+ * and the table of every kind of per-CPU stock that the drains walk.  The
+ * per-charge dispatch is inline, in stock_modes.h.
+ */
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+
+#include "stock_modes.h"
+
+/* read inline on the charge paths: mcs_stock_mode_now() */
+enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;
+
+/* stocks of bytes first: draining them hands pages to the stocks of pages */
+const struct mcs_stock_kind *const mcs_stock_kinds[] = {
+	&mcs_obj_stock_kind,
+	&mcs_coupled_stock_kind,
+	&mcs_memcg_stock_kind,
+	NULL,
+};
+
+static DEFINE_MUTEX(mode_mutex);
+
+static const char * const mode_names[NR_MCS_MODES] = {
+	[MCS_MODE_DECOUPLED] = "decoupled",
+	[MCS_MODE_COUPLED] = "coupled",
+	[MCS_MODE_NONE] = "none",
+	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
+};
+
+/**
+ * mcs_stock_mode_name() - name of a stock mode
+ * @mode: mode
+ *
+ * Return: "decoupled", "coupled", "none", "coupled-noirq" (the benchmark's
+ * control), or NULL for an invalid mode.
+ */
+const char *mcs_stock_mode_name(enum mcs_stock_mode mode)
+{
+	return (unsigned int)mode < NR_MCS_MODES ? mode_names[mode] : NULL;
+}
+EXPORT_SYMBOL_GPL(mcs_stock_mode_name);
+
+/**
+ * mcs_stock_get_mode() - the stock mode in use
+ *
+ * Return: the current mode.
+ */
+enum mcs_stock_mode mcs_stock_get_mode(void)
+{
+	return mcs_stock_mode_now();
+}
+EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
+
+/*
+ * Any mode, the benchmark's control "coupled-noirq" included: only the
+ * benchmark calls this directly, with nothing else charging (see
+ * coupled_stock.c).
+ */
+int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
+{
+	if ((unsigned int)mode >= NR_MCS_MODES)
+		return -EINVAL;
+	mutex_lock(&mode_mutex);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	WRITE_ONCE(mcs_stock_mode_cur, mode);
+	synchronize_rcu();
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	mutex_unlock(&mode_mutex);
+	return 0;
+}
+
+/**
+ * mcs_stock_set_mode() - switch the per-CPU caching design
+ * @mode: new mode
+ *
+ * Every stock of every mode is drained around the switch, and between the
+ * two drains an RCU grace period waits for every refill that read the old
+ * mode: once this returns, no stock but the new mode's holds anything,
+ * and none will.  Charges racing with the switch stay exact.  Task
+ * context; sleeps.
+ *
+ * Return: 0, or -EINVAL for an unknown mode and for the benchmark-only
+ * control MCS_MODE_COUPLED_NOIRQ.
+ */
+int mcs_stock_set_mode(enum mcs_stock_mode mode)
+{
+	if (mode == MCS_MODE_COUPLED_NOIRQ)
+		return -EINVAL;
+	return mcs_stock_set_bench_mode(mode);
+}
+EXPORT_SYMBOL_GPL(mcs_stock_set_mode);
