@@ -318,30 +318,7 @@ static void coupled_stock_cpu_dead(unsigned int cpu)
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 }
 
-static void coupled_stock_init(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		INIT_WORK(&per_cpu_ptr(&mcs_coupled_stock, cpu)->work,
-			  drain_local_coupled_stock);
-}
-
-static unsigned long *coupled_stock_flags(int cpu)
-{
-	return &per_cpu_ptr(&mcs_coupled_stock, cpu)->flags;
-}
-
-static struct work_struct *coupled_stock_work(int cpu)
-{
-	return &per_cpu_ptr(&mcs_coupled_stock, cpu)->work;
-}
-
 /* The coupled stock as the drains see it (stock_modes.c). */
-const struct mcs_stock_kind mcs_coupled_stock_kind = {
-	.init = coupled_stock_init,
-	.holds = coupled_stock_holds,
-	.flags = coupled_stock_flags,
-	.work = coupled_stock_work,
-	.cpu_dead = coupled_stock_cpu_dead,
-};
+const struct mcs_stock_kind mcs_coupled_stock_kind =
+	MCS_STOCK_KIND(mcs_coupled_stock, struct mcs_coupled_stock, drain_local_coupled_stock,
+		       coupled_stock_holds, coupled_stock_cpu_dead);

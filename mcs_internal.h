@@ -264,21 +264,43 @@ void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
  * One kind of per-CPU stock, as the drains see it.  stock_modes.c lists
  * every kind of every mode in mcs_stock_kinds[] (NULL-terminated), in the
  * order a full drain takes them: stocks of bytes first, they hand their
- * pages to the stocks of pages.
- * @init: set up every possible CPU's stock (module init)
+ * pages to the stocks of pages.  Every stock struct has an unsigned long
+ * `flags` (FLUSHING_CACHED_CHARGE) and a `work` that drains it on its CPU.
+ * @stock: the per-CPU stock
+ * @flags_offset: offsetof() its flags word
+ * @work_offset: offsetof() its drain work
+ * @drain_fn: the drain work's function
  * @holds: does @cpu's stock cache a page or a reference of @root's
  *	subtree?  @any_slot: also slots with nothing left but a reference
- * @flags: the word holding @cpu's FLUSHING_CACHED_CHARGE bit
- * @work: the work item that drains @cpu's stock on @cpu
  * @cpu_dead: empty @cpu's stock, lock-free: @cpu is dead
  */
 struct mcs_stock_kind {
-	void (*init)(void);
+	void __percpu *stock;
+	size_t flags_offset;
+	size_t work_offset;
+	work_func_t drain_fn;
 	bool (*holds)(int cpu, struct mcs_memcg *root, bool any_slot);
-	unsigned long *(*flags)(int cpu);
-	struct work_struct *(*work)(int cpu);
 	void (*cpu_dead)(unsigned int cpu);
 };
+
+#define MCS_STOCK_KIND(var, type, drain, holds_fn, dead_fn) {		\
+	.stock = (void __percpu *)&(var),				\
+	.flags_offset = offsetof(type, flags),				\
+	.work_offset = offsetof(type, work),				\
+	.drain_fn = (drain),						\
+	.holds = (holds_fn),						\
+	.cpu_dead = (dead_fn),						\
+}
+
+static inline unsigned long *mcs_stock_flags(const struct mcs_stock_kind *kind, int cpu)
+{
+	return (void *)per_cpu_ptr(kind->stock, cpu) + kind->flags_offset;
+}
+
+static inline struct work_struct *mcs_stock_work(const struct mcs_stock_kind *kind, int cpu)
+{
+	return (void *)per_cpu_ptr(kind->stock, cpu) + kind->work_offset;
+}
 
 extern const struct mcs_stock_kind mcs_memcg_stock_kind;
 extern const struct mcs_stock_kind mcs_obj_stock_kind;

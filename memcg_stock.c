@@ -656,16 +656,6 @@ static bool memcg_stock_holds(int cpu, struct mcs_memcg *root, bool any_slot)
 	return stock_holds(per_cpu_ptr(&mcs_memcg_stock, cpu), root, any_slot);
 }
 
-static unsigned long *memcg_stock_flags(int cpu)
-{
-	return &per_cpu_ptr(&mcs_memcg_stock, cpu)->flags;
-}
-
-static struct work_struct *memcg_stock_work(int cpu)
-{
-	return &per_cpu_ptr(&mcs_memcg_stock, cpu)->work;
-}
-
 static void memcg_stock_cpu_dead(unsigned int cpu)
 {
 	struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
@@ -675,22 +665,9 @@ static void memcg_stock_cpu_dead(unsigned int cpu)
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 }
 
-static void memcg_stock_init(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		INIT_WORK(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work,
-			  drain_local_memcg_stock);
-}
-
-const struct mcs_stock_kind mcs_memcg_stock_kind = {
-	.init = memcg_stock_init,
-	.holds = memcg_stock_holds,
-	.flags = memcg_stock_flags,
-	.work = memcg_stock_work,
-	.cpu_dead = memcg_stock_cpu_dead,
-};
+const struct mcs_stock_kind mcs_memcg_stock_kind =
+	MCS_STOCK_KIND(mcs_memcg_stock, struct mcs_memcg_stock, drain_local_memcg_stock,
+		       memcg_stock_holds, memcg_stock_cpu_dead);
 
 /*
  * Start a drain of one stock of @cpu unless one is pending; the current
@@ -725,11 +702,12 @@ static void drain_all_async(struct mcs_memcg *root)
 	curcpu = smp_processor_id();
 	for_each_online_cpu(cpu) {
 		for (kind = mcs_stock_kinds; *kind; kind++) {
-			unsigned long *flags = (*kind)->flags(cpu);
+			unsigned long *flags = mcs_stock_flags(*kind, cpu);
 
 			if (!test_bit(FLUSHING_CACHED_CHARGE, flags) &&
 			    (*kind)->holds(cpu, root, false))
-				schedule_stock_drain(cpu, curcpu, flags, (*kind)->work(cpu));
+				schedule_stock_drain(cpu, curcpu, flags,
+						     mcs_stock_work(*kind, cpu));
 		}
 	}
 	migrate_enable();
@@ -752,11 +730,11 @@ static void drain_all_sync_cpuslocked(struct mcs_memcg *root)
 		for_each_online_cpu(cpu) {
 			if (!(*kind)->holds(cpu, root, true))
 				continue;
-			set_bit(FLUSHING_CACHED_CHARGE, (*kind)->flags(cpu));
-			queue_work_on(cpu, mcs_drain_wq, (*kind)->work(cpu));
+			set_bit(FLUSHING_CACHED_CHARGE, mcs_stock_flags(*kind, cpu));
+			queue_work_on(cpu, mcs_drain_wq, mcs_stock_work(*kind, cpu));
 		}
 		for_each_online_cpu(cpu)
-			flush_work((*kind)->work(cpu));
+			flush_work(mcs_stock_work(*kind, cpu));
 	}
 }
 
@@ -962,10 +940,11 @@ static void drain_everything(void)
 int mcs_stock_init(void)
 {
 	const struct mcs_stock_kind *const *kind;
-	int ret;
+	int cpu, ret;
 
 	for (kind = mcs_stock_kinds; *kind; kind++)
-		(*kind)->init();
+		for_each_possible_cpu(cpu)
+			INIT_WORK(mcs_stock_work(*kind, cpu), (*kind)->drain_fn);
 
 	mcs_drain_wq = alloc_workqueue("mcs_drain", MCS_WQ_PERCPU, 0);
 	if (!mcs_drain_wq)

@@ -810,29 +810,7 @@ void mcs_memcg_reparent_objcg_charges(struct mcs_memcg *memcg)
 					&parent->nodeinfo[nid]->slab_b[item]);
 }
 
-static void obj_stock_init(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		INIT_WORK(&per_cpu_ptr(&mcs_obj_stock, cpu)->work, drain_local_obj_stock);
-}
-
-static unsigned long *obj_stock_flags(int cpu)
-{
-	return &per_cpu_ptr(&mcs_obj_stock, cpu)->flags;
-}
-
-static struct work_struct *obj_stock_work(int cpu)
-{
-	return &per_cpu_ptr(&mcs_obj_stock, cpu)->work;
-}
-
 /* The decoupled obj stock as the drains see it (stock_modes.c). */
-const struct mcs_stock_kind mcs_obj_stock_kind = {
-	.init = obj_stock_init,
-	.holds = obj_stock_holds,
-	.flags = obj_stock_flags,
-	.work = obj_stock_work,
-	.cpu_dead = obj_stock_cpu_dead,
-};
+const struct mcs_stock_kind mcs_obj_stock_kind =
+	MCS_STOCK_KIND(mcs_obj_stock, struct mcs_obj_stock, drain_local_obj_stock,
+		       obj_stock_holds, obj_stock_cpu_dead);
