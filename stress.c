@@ -301,10 +301,9 @@ struct stress_worker {
 
 /*
  * One CPU's load.  The NMI fields: @nmi is this CPU's sender (hardirq: it
- * writes @nmi_sent, @nmi_busy and @stat_nmi.stretched); the handler, in NMI
- * on this CPU, writes @tally_nmi, @ring_nmi, @seed_nmi,
- * @stat_nmi.expiries and @nmi_quiet_until; the hotplug callbacks write
- * @nmi_target and @nmi_lost.
+ * writes @stat_nmi, @nmi_sent and @nmi_busy); the handler, in NMI on this
+ * CPU, writes @tally_nmi, @ring_nmi, @seed_nmi, @nmi_handled and
+ * @nmi_quiet_until; the hotplug callbacks write @nmi_target and @nmi_lost.
  */
 struct stress_cpu {
 	struct stress_run *run;
@@ -320,10 +319,11 @@ struct stress_cpu {
 	struct stress_tally tally_nmi;
 	struct stress_timer_stat stat_hard;
 	struct stress_timer_stat stat_soft;
-	struct stress_timer_stat stat_nmi;
+	struct stress_timer_stat stat_nmi;	/* the sender's expiries */
 	int nmi_target;			/* senders may aim at this CPU */
 	u64 nmi_quiet_until;		/* mono fast ns: no NMI before */
 	unsigned long nmi_sent;
+	unsigned long nmi_handled;
 	unsigned long nmi_busy;		/* turns skipped: the target's NMI was in flight */
 	unsigned long nmi_lost;		/* sent, never handled before the CPU went down */
 	struct stress_ring ring_hard;
@@ -397,6 +397,7 @@ struct stress_result {
 	unsigned long hotplug_errors;
 	enum stress_feature nmi;
 	unsigned long nmi_sent;
+	unsigned long nmi_handled;
 	unsigned long nmi_busy;
 	unsigned long nmi_lost;
 	unsigned int failed[NR_STRESS_CHECKS];
@@ -472,6 +473,7 @@ struct stress_run {
 	unsigned long drains_sync;
 	unsigned long hotplug_cycles;		/* hotplug */
 	unsigned long hotplug_errors;
+	unsigned long nmi_stuck;		/* NMI actor's stop */
 
 	bool stop_req;			/* "stop" or module exit */
 	wait_queue_head_t wait;
@@ -789,15 +791,18 @@ static int stress_worker_fn(void *data)
  * one.  A callback slower than its period (hardirq_us=10 under KASAN, or on
  * UML where an interrupt costs host signals) would otherwise run back to
  * back and starve everything else on the CPU, RCU's kthreads included: the
- * timer takes at most 1 / (1 + STRESS_IRQ_IDLE) of the CPU.  The results
- * report how often that stretched the period and the period achieved.
+ * timer takes at most 1 / (1 + STRESS_IRQ_IDLE) of the CPU.  The NMI
+ * sender also keeps the next expiry at or after @not_before (the target's
+ * quiet time; 0 for the others).  The results report how often that
+ * stretched the period and the period achieved.
  */
 static void stress_timer_next(struct hrtimer *timer, ktime_t period, ktime_t start,
-			      struct stress_timer_stat *stat)
+			      ktime_t not_before, struct stress_timer_stat *stat)
 {
 	ktime_t end = ktime_get();
 	ktime_t next = ktime_add(hrtimer_get_expires(timer), period);
-	ktime_t floor = ktime_add(end, ktime_sub(end, start) * STRESS_IRQ_IDLE);
+	ktime_t floor = max(ktime_add(end, ktime_sub(end, start) * STRESS_IRQ_IDLE),
+			    not_before);
 
 	if (ktime_before(next, floor)) {
 		next = floor;
@@ -817,7 +822,7 @@ static enum hrtimer_restart stress_hardirq_fn(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	for (i = 0; i < STRESS_IRQ_BATCH; i++)
 		stress_op(c->run, &c->ring_hard, &c->tally_hard, &c->seed_hard, CTX_HARDIRQ);
-	stress_timer_next(timer, c->run->hard_period, start, &c->stat_hard);
+	stress_timer_next(timer, c->run->hard_period, start, 0, &c->stat_hard);
 	return HRTIMER_RESTART;
 }
 
@@ -831,7 +836,7 @@ static enum hrtimer_restart stress_softirq_fn(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	for (i = 0; i < STRESS_IRQ_BATCH; i++)
 		stress_op(c->run, &c->ring_soft, &c->tally_soft, &c->seed_soft, CTX_SOFTIRQ);
-	stress_timer_next(timer, c->run->soft_period, start, &c->stat_soft);
+	stress_timer_next(timer, c->run->soft_period, start, 0, &c->stat_soft);
 	return HRTIMER_RESTART;
 }
 
@@ -850,11 +855,10 @@ static void stress_nmi_fn(void *arg)
 	u64 start = ktime_get_mono_fast_ns(), end;
 	int i;
 
-	if (!READ_ONCE(c->nmi_target))
-		return;
+	/* only NMIs a sender asked for get here (nmi.c's handshake) */
 	for (i = 0; i < STRESS_IRQ_BATCH; i++)
 		stress_op(run, &c->ring_nmi, &c->tally_nmi, &c->seed_nmi, CTX_NMI);
-	c->stat_nmi.expiries++;
+	c->nmi_handled++;
 	end = ktime_get_mono_fast_ns();
 	WRITE_ONCE(c->nmi_quiet_until, end + (end - start) * STRESS_IRQ_IDLE);
 }
@@ -883,27 +887,24 @@ static enum hrtimer_restart stress_nmi_send_fn(struct hrtimer *timer)
 {
 	struct stress_cpu *c = container_of(timer, struct stress_cpu, nmi);
 	struct stress_run *run = c->run;
-	ktime_t start = ktime_get();
+	ktime_t start = ktime_get(), not_before = 0;
 	unsigned int t;
 	u64 now, quiet;
 
 	if (READ_ONCE(c->stopping))
 		return HRTIMER_NORESTART;
-	stress_timer_next(timer, run->nmi_period, start, &c->stat_nmi);
 	t = stress_nmi_target(run, smp_processor_id());
-	if (t >= nr_cpu_ids)
-		return HRTIMER_RESTART;
-	now = ktime_get_mono_fast_ns();
-	quiet = READ_ONCE(run->cpu[t]->nmi_quiet_until);
-	if (now < quiet) {
-		c->stat_nmi.stretched++;
-		if (ktime_before(hrtimer_get_expires(timer), ktime_add_ns(start, quiet - now)))
-			hrtimer_set_expires(timer, ktime_add_ns(start, quiet - now));
-	} else if (mcs_nmi_raise(t)) {
-		c->nmi_sent++;
-	} else {
-		c->nmi_busy++;
+	if (t < nr_cpu_ids) {
+		now = ktime_get_mono_fast_ns();
+		quiet = READ_ONCE(run->cpu[t]->nmi_quiet_until);
+		if (now < quiet)
+			not_before = ktime_add_ns(start, quiet - now);
+		else if (mcs_nmi_raise(t))
+			c->nmi_sent++;
+		else
+			c->nmi_busy++;
 	}
+	stress_timer_next(timer, run->nmi_period, start, not_before, &c->stat_nmi);
 	return HRTIMER_RESTART;
 }
 
@@ -934,8 +935,22 @@ static int nmi_start(struct stress_run *run)
 	return mcs_nmi_register(stress_nmi_fn, run);
 }
 
+/*
+ * Every sender has stopped.  An NMI still pending after a while was sent
+ * to a CPU that went down without taking it: lost, and a wedged handshake
+ * had the CPU been a target again.  mcs_nmi_unregister() clears them.
+ */
 static void nmi_stop(struct stress_run *run)
 {
+	unsigned int i;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < STRESS_NMI_WAIT_MS * 10 && mcs_nmi_pending(cpu); i++)
+			usleep_range(100, 200);
+		if (mcs_nmi_pending(cpu))
+			run->nmi_stuck++;
+	}
 	mcs_nmi_unregister();
 }
 
@@ -1771,6 +1786,7 @@ static void stress_collect(struct stress_run *run)
 			timer_stat_add(&res->timer[CTX_SOFTIRQ], &c->stat_soft);
 			timer_stat_add(&res->timer[CTX_NMI], &c->stat_nmi);
 			res->nmi_sent += c->nmi_sent;
+			res->nmi_handled += c->nmi_handled;
 			res->nmi_busy += c->nmi_busy;
 			res->nmi_lost += c->nmi_lost;
 			for (i = 0; i < STRESS_MAX_THREADS; i++)
@@ -1788,6 +1804,7 @@ static void stress_collect(struct stress_run *run)
 	res->faults_injected = run->faults_injected;
 	res->hotplug_cycles = run->hotplug_cycles;
 	res->hotplug_errors = run->hotplug_errors;
+	res->nmi_lost += run->nmi_stuck;
 }
 
 static unsigned long stress_ops_done(struct stress_run *run)
@@ -1866,6 +1883,7 @@ static void stress_reset_case(struct stress_run *run)
 	run->drains_sync = 0;
 	run->hotplug_cycles = 0;
 	run->hotplug_errors = 0;
+	run->nmi_stuck = 0;
 	run->actors_running = 0;
 	atomic_set(&run->worker_failures, 0);
 	run->fail_nth = READ_ONCE(stress_fail_nth);
@@ -2505,8 +2523,9 @@ static void result_show(struct seq_file *m, const struct stress_result *res)
 		   res->faults_injected);
 	seq_printf(m, "hotplug=%s\nhotplug_cycles=%lu\nhotplug_errors=%lu\n",
 		   feature_names[res->hotplug], res->hotplug_cycles, res->hotplug_errors);
-	seq_printf(m, "nmi=%s\nnmi_sent=%lu\nnmi_busy=%lu\nnmi_lost=%lu\n",
-		   feature_names[res->nmi], res->nmi_sent, res->nmi_busy, res->nmi_lost);
+	seq_printf(m, "nmi=%s\nnmi_sent=%lu\nnmi_handled=%lu\nnmi_busy=%lu\nnmi_lost=%lu\n",
+		   feature_names[res->nmi], res->nmi_sent, res->nmi_handled, res->nmi_busy,
+		   res->nmi_lost);
 	for (i = 0; i < NR_STRESS_CHECKS; i++)
 		seq_printf(m, "check_%s=%s\n", check_names[i], res->failed[i] ? "FAIL" : "ok");
 	seq_printf(m, "violations=%u\n", res->nr_violations);
