@@ -452,7 +452,8 @@ static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_last_objcg_ref_deferred),
 	KUNIT_CASE(nmi_last_memcg_ref_deferred),
 	KUNIT_CASE(nmi_eviction_drops_last_objcg_ref),
-	KUNIT_CASE_PARAM(nmi_load_with_churn, nmi_mode_gen_params),
+	KUNIT_CASE_PARAM_ATTR(nmi_load_with_churn, nmi_mode_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 

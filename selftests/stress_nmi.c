@@ -70,14 +70,18 @@ static int nmi_block_ok(const char *block)
 	if (!mcs_block_ok(block, "done"))
 		return 0;
 	mcs_print_figures(block);
-	ksft_print_msg("nmi: handled %ld, sent %ld, busy %ld, stretched %ld, rate %ld Hz/cpu, trylock_fail_nmi %ld\n",
-		       mcs_kv_long(block, "nmi_expiries", -1), mcs_kv_long(block, "nmi_sent", -1),
-		       mcs_kv_long(block, "nmi_busy", -1), mcs_kv_long(block, "nmi_stretched", -1),
-		       mcs_kv_long(block, "nmi_rate_hz", -1),
+	ksft_print_msg("nmi: sent %ld, handled %ld, busy %ld, lost %ld; sender expiries %ld, stretched %ld, period %ld us; trylock_fail_nmi %ld\n",
+		       mcs_kv_long(block, "nmi_sent", -1), mcs_kv_long(block, "nmi_handled", -1),
+		       mcs_kv_long(block, "nmi_busy", -1), mcs_kv_long(block, "nmi_lost", -1),
+		       mcs_kv_long(block, "nmi_expiries", -1), mcs_kv_long(block, "nmi_stretched", -1),
+		       mcs_kv_long(block, "nmi_period_us", -1),
 		       mcs_kv_long(block, "trylock_fail_nmi", -1));
+	/* every NMI sent was handled, and each handled one did 4 operations */
 	if (!mcs_kv_is(block, "nmi", "on") || mcs_kv_long(block, "ops_nmi", 0) <= 0 ||
-	    mcs_kv_long(block, "nmi_lost", -1) != 0) {
-		ksft_print_msg("want nmi=on, ops_nmi > 0, nmi_lost=0\n");
+	    mcs_kv_long(block, "nmi_lost", -1) != 0 ||
+	    mcs_kv_long(block, "nmi_handled", -1) != mcs_kv_long(block, "nmi_sent", -2) ||
+	    mcs_kv_long(block, "ops_nmi", 0) != 4 * mcs_kv_long(block, "nmi_handled", 0)) {
+		ksft_print_msg("want nmi=on, ops_nmi > 0 and 4 per NMI handled, every NMI sent handled, nmi_lost=0\n");
 		return 0;
 	}
 	return 1;
