@@ -908,6 +908,16 @@ static enum hrtimer_restart stress_nmi_send_fn(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+/* Has the NMI last sent to @cpu been handled (waiting STRESS_NMI_WAIT_MS)? */
+static bool stress_nmi_settled(int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < STRESS_NMI_WAIT_MS * 10 && mcs_nmi_pending(cpu); i++)
+		usleep_range(100, 200);
+	return !mcs_nmi_pending(cpu);
+}
+
 /*
  * @cpu goes down: no sender may aim at it any more, and the NMI sent to it
  * last is handled while it is still online.  Senders are hardirqs, so
@@ -918,13 +928,9 @@ static enum hrtimer_restart stress_nmi_send_fn(struct hrtimer *timer)
  */
 static void stress_nmi_quiesce(struct stress_cpu *c, unsigned int cpu)
 {
-	unsigned int i;
-
 	WRITE_ONCE(c->nmi_target, 0);
 	synchronize_rcu();
-	for (i = 0; i < STRESS_NMI_WAIT_MS * 10 && mcs_nmi_pending(cpu); i++)
-		usleep_range(100, 200);
-	if (mcs_nmi_pending(cpu)) {
+	if (!stress_nmi_settled(cpu)) {
 		c->nmi_lost++;
 		mcs_nmi_forget(cpu);
 	}
@@ -942,15 +948,11 @@ static int nmi_start(struct stress_run *run)
  */
 static void nmi_stop(struct stress_run *run)
 {
-	unsigned int i;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		for (i = 0; i < STRESS_NMI_WAIT_MS * 10 && mcs_nmi_pending(cpu); i++)
-			usleep_range(100, 200);
-		if (mcs_nmi_pending(cpu))
+	for_each_possible_cpu(cpu)
+		if (!stress_nmi_settled(cpu))
 			run->nmi_stuck++;
-	}
 	mcs_nmi_unregister();
 }
 
