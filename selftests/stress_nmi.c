@@ -160,7 +160,7 @@ int main(void)
 
 	kmsg = mcs_selftest_start();
 	uml = is_uml();
-	ksft_print_msg("kernel %s an NMI source\n", uml ? "under UML: no" : "with");
+	ksft_print_msg("%s\n", uml ? "UML: no NMI source" : "an NMI source is expected (not UML)");
 	ksft_set_plan(1 + (uml ? 3 : 4));
 	test_config();
 	if (uml)
