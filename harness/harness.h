@@ -67,6 +67,7 @@ int mcs_nmi_register(void (*fn)(void *arg), void *arg);
 void mcs_nmi_unregister(void);
 bool mcs_nmi_raise(int cpu);
 bool mcs_nmi_pending(int cpu);
+void mcs_nmi_forget(int cpu);
 long mcs_nmi_count(void);
 bool mcs_nmi_supported(void);
 

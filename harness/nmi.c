@@ -136,6 +136,20 @@ bool mcs_nmi_pending(int cpu)
 EXPORT_SYMBOL_NS_GPL(mcs_nmi_pending, MCS_NS);
 
 /**
+ * mcs_nmi_forget() - drop the handshake of an NMI a CPU never handled
+ * @cpu: a CPU no sender can raise an NMI to any more (it is going down)
+ *
+ * An NMI sent to a CPU that went offline before taking it would keep
+ * mcs_nmi_raise() refusing that CPU for good once it is back.  If the NMI
+ * arrives after all, the handler calls it "not mine" (NMI_DONE).
+ */
+void mcs_nmi_forget(int cpu)
+{
+	WRITE_ONCE(per_cpu(nmi_asked, cpu), 0);
+}
+EXPORT_SYMBOL_NS_GPL(mcs_nmi_forget, MCS_NS);
+
+/**
  * mcs_nmi_count() - NMIs handled since load
  *
  * Return: the count.

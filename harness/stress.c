@@ -24,6 +24,10 @@
  *    free slot (pages through the charge API, bytes through an objcg) or
  *    releases a busy one.  A CPU hotplug state starts and stops them, so a
  *    CPU that goes down and comes back is stopped and restarted cleanly;
+ *  - per CPU, where the kernel has an NMI source (nmi.c; not UML) and
+ *    nmi_us is set: a hard-mode hrtimer every nmi_us that sends an NMI to
+ *    the next online CPU, whose handler runs operations on a ring of its
+ *    own (NMI context: see "NMI load" below);
  *  - a drainer: asynchronous and synchronous drains of the whole tree and
  *    of subtrees, every drain_ms;
  *  - churn: creates a memcg below a random memcg of the tree, publishes it
@@ -43,8 +47,9 @@
  *    the hotplug callback that stops its workers runs, and the scheduler
  *    moves them off meanwhile: for that short while a worker charges from
  *    another CPU.
- *  - Each ring and each tally has one writer: its worker, one CPU's timer
- *    or the churn thread.  Progress readers read op counts racily.
+ *  - Each ring and each tally has one writer: its worker, one CPU's timer,
+ *    one CPU's NMI handler or the churn thread.  Progress readers read op
+ *    counts racily.
  *  - The controller, a work item on stress_wq, does everything that sleeps:
  *    building and releasing the tree, starting and stopping the load,
  *    draining, checking.
@@ -61,6 +66,21 @@
  * period achieved.  A case turns on the contexts it names, but refuses to
  * start when it needs a period that the config turned off (hardirq_us=0
  * or drain_ms=0): run returns -EINVAL.
+ *
+ * NMI load.  The handler runs stress_op() in NMI with a gfp mask without
+ * reclaim bits, so every charge path it reaches only trylocks, and a last
+ * reference it drops is released through the module's deferral.  At most
+ * one NMI is in flight per CPU (nmi.c's handshake; a sender that finds one
+ * pending skips its turn).  Senders aim only at CPUs whose hotplug state is
+ * up (nmi_target); a CPU going down clears its flag, waits for an RCU grace
+ * period (every sender is a hardirq, so one that saw the flag set has sent
+ * by then) and for its pending NMI to be handled while it is still online,
+ * so no handshake is left pending on an offline CPU and no NMI is sent to
+ * one.  The handler stretches the load as the timers do: after each NMI the
+ * target CPU stays quiet for STRESS_IRQ_IDLE times the handler's cost
+ * (nmi_quiet_until), and senders wait for that.  Time in NMI comes from
+ * ktime_get_mono_fast_ns(): ktime_get() may spin on the timekeeper's
+ * seqcount, which the NMI may have interrupted.
  *
  * Exclusion: a run holds the harness claim (mcs_harness_claim(), shared
  * with the benchmark and the self-checks) from its start until its
@@ -101,6 +121,7 @@
 #define STRESS_IRQ_BATCH	4	/* operations per timer expiry */
 #define STRESS_IRQ_IDLE		4	/* a timer leaves the CPU 4x its callback's cost */
 #define STRESS_SOFTIRQ_US	100	/* period of the softirq timer */
+#define STRESS_NMI_WAIT_MS	100	/* a CPU going down waits this long for its NMI */
 #define STRESS_CHURN_OPS	16	/* churn thread operations per memcg */
 #define STRESS_GRAVEYARD	128	/* offline churn memcgs awaiting their check */
 #define STRESS_CASE_LIMIT	64	/* pages: "limit" case max when config has none */
@@ -142,12 +163,14 @@ struct stress_config {
 	unsigned int drain_ms;		/* drainer period, 0: off */
 	unsigned int churn;		/* memcg churn on */
 	unsigned int hotplug;		/* CPU hotplug cycling on */
+	unsigned int nmi_us;		/* NMI sender period, 0: off */
 };
 
 static const struct stress_config stress_defaults = {
 	.memcgs = 8, .depth = 2, .threads = 1, .duration_ms = 1000, .ops = 0,
 	.page_pct = 50, .pages_max = 8, .bytes_max = 1024, .limit = 0,
 	.hardirq_us = 100, .softirq = 1, .drain_ms = 20, .churn = 1, .hotplug = 0,
+	.nmi_us = 100,
 };
 
 struct stress_key {
@@ -177,6 +200,7 @@ static const struct stress_key stress_keys[] = {
 	STRESS_KEY(drain_ms, 1, 10000, true),
 	STRESS_KEY(churn, 0, 1, false),
 	STRESS_KEY(hotplug, 0, 1, false),
+	STRESS_KEY(nmi_us, 10, 1000000, true),
 };
 
 /* The one key that is not a number: it maps to mcs_stock_set_mode(). */
@@ -190,6 +214,8 @@ static const struct stress_key stress_keys[] = {
 #define CASE_CHURN	BIT(3)
 #define CASE_HOTPLUG	BIT(4)
 #define CASE_LIMIT	BIT(5)
+#define CASE_NMI	BIT(6)	/* NMI load where nmi_us > 0 and the kernel has NMIs */
+#define CASE_NMI_ONLY	BIT(7)	/* the case is about NMI: refused or skipped without */
 #define CASE_IRQS	(CASE_HARDIRQ | CASE_SOFTIRQ)
 
 /*
@@ -209,19 +235,21 @@ static const struct stress_case stress_cases[] = {
 	{ "task",	 1,	  50,	    0 },
 	{ "softirq",	 1,	  50,	    CASE_SOFTIRQ },
 	{ "hardirq",	 1,	  50,	    CASE_HARDIRQ },
-	{ "contexts",	 2,	  50,	    CASE_IRQS | CASE_DRAIN },
+	{ "contexts",	 2,	  50,	    CASE_IRQS | CASE_DRAIN | CASE_NMI },
 	{ "bytes",	 1,	  0,	    CASE_IRQS | CASE_DRAIN },
 	{ "limit",	 2,	  100,	    CASE_IRQS | CASE_DRAIN | CASE_LIMIT },
-	{ "churn",	 1,	  50,	    CASE_IRQS | CASE_DRAIN | CASE_CHURN },
-	{ "hotplug",	 1,	  50,	    CASE_IRQS | CASE_DRAIN | CASE_CHURN | CASE_HOTPLUG },
+	{ "churn",	 1,	  50,	    CASE_IRQS | CASE_DRAIN | CASE_CHURN | CASE_NMI },
+	{ "hotplug",	 1,	  50,	    CASE_IRQS | CASE_DRAIN | CASE_CHURN | CASE_HOTPLUG |
+					    CASE_NMI },
+	{ "nmi",	 1,	  50,	    CASE_NMI | CASE_NMI_ONLY },
 };
 
 /* ---- run state ------------------------------------------------------------- */
 
-enum stress_ctx { CTX_TASK, CTX_SOFTIRQ, CTX_HARDIRQ, CTX_CHURN, NR_STRESS_CTX };
+enum stress_ctx { CTX_TASK, CTX_SOFTIRQ, CTX_HARDIRQ, CTX_CHURN, CTX_NMI, NR_STRESS_CTX };
 
 static const char * const ctx_names[NR_STRESS_CTX] = {
-	"task", "softirq", "hardirq", "churn",
+	"task", "softirq", "hardirq", "churn", "nmi",
 };
 
 /* Counts of one context, or of one worker; one writer each. */
@@ -271,19 +299,36 @@ struct stress_worker {
 	struct stress_ring ring;
 };
 
+/*
+ * One CPU's load.  The NMI fields: @nmi is this CPU's sender (hardirq: it
+ * writes @stat_nmi, @nmi_sent and @nmi_busy); the handler, in NMI on this
+ * CPU, writes @tally_nmi, @ring_nmi, @seed_nmi, @nmi_handled and
+ * @nmi_quiet_until; the hotplug callbacks write @nmi_target and @nmi_lost.
+ */
 struct stress_cpu {
 	struct stress_run *run;
 	int stopping;
 	struct hrtimer hard;
 	struct hrtimer soft;
+	struct hrtimer nmi;
 	u32 seed_hard;
 	u32 seed_soft;
+	u32 seed_nmi;
 	struct stress_tally tally_hard;
 	struct stress_tally tally_soft;
+	struct stress_tally tally_nmi;
 	struct stress_timer_stat stat_hard;
 	struct stress_timer_stat stat_soft;
+	struct stress_timer_stat stat_nmi;	/* the sender's expiries */
+	int nmi_target;			/* senders may aim at this CPU */
+	u64 nmi_quiet_until;		/* mono fast ns: no NMI before */
+	unsigned long nmi_sent;
+	unsigned long nmi_handled;
+	unsigned long nmi_busy;		/* turns skipped: the target's NMI was in flight */
+	unsigned long nmi_lost;		/* sent, never handled before the CPU went down */
 	struct stress_ring ring_hard;
 	struct stress_ring ring_soft;
+	struct stress_ring ring_nmi;
 	local_t nested_fail[STRESS_NR_BUCKETS];
 	struct stress_worker worker[STRESS_MAX_THREADS];
 };
@@ -302,11 +347,11 @@ struct stress_churn {
 };
 
 enum stress_status {
-	STATUS_RUNNING, STATUS_DONE, STATUS_STOPPED, STATUS_SETUP_FAILED,
+	STATUS_RUNNING, STATUS_DONE, STATUS_STOPPED, STATUS_SETUP_FAILED, STATUS_SKIPPED,
 };
 
 static const char * const status_names[] = {
-	"running", "done", "stopped", "setup-failed",
+	"running", "done", "stopped", "setup-failed", "skipped",
 };
 
 /* The invariants, each reported as check_<name>=ok|FAIL. */
@@ -320,9 +365,10 @@ static const char * const check_names[NR_STRESS_CHECKS] = {
 	"objects_freed", "no_underflow", "no_misuse", "no_errors",
 };
 
-enum stress_hotplug { HOTPLUG_OFF, HOTPLUG_UNSUPPORTED, HOTPLUG_ON };
+/* An optional load (CPU hotplug, NMI): asked for, and can the kernel do it? */
+enum stress_feature { FEATURE_OFF, FEATURE_UNSUPPORTED, FEATURE_ON };
 
-static const char * const hotplug_names[] = { "off", "unsupported", "on" };
+static const char * const feature_names[] = { "off", "unsupported", "on" };
 
 static const char * const event_names[NR_MCS_EVENTS] = {
 	"stock_hit", "stock_miss", "trylock_fail", "refill", "drain",
@@ -346,9 +392,14 @@ struct stress_result {
 	unsigned long alloc_failures;
 	unsigned long faults_injected;
 	struct stress_timer_stat timer[NR_STRESS_CTX];	/* softirq and hardirq */
-	enum stress_hotplug hotplug;
+	enum stress_feature hotplug;
 	unsigned long hotplug_cycles;
 	unsigned long hotplug_errors;
+	enum stress_feature nmi;
+	unsigned long nmi_sent;
+	unsigned long nmi_handled;
+	unsigned long nmi_busy;
+	unsigned long nmi_lost;
 	unsigned int failed[NR_STRESS_CHECKS];
 	unsigned int nr_violations;
 	char violations[STRESS_VIOLATION_LEN];
@@ -362,7 +413,9 @@ enum stress_phase { PHASE_SETUP, PHASE_LOAD, PHASE_CHECK };
 
 static const char * const phase_names[] = { "setup", "load", "check" };
 
-enum { ACTOR_WORKERS, ACTOR_DRAINER, ACTOR_CHURN, ACTOR_HOTPLUG, NR_STRESS_ACTORS };
+enum {
+	ACTOR_NMI, ACTOR_WORKERS, ACTOR_DRAINER, ACTOR_CHURN, ACTOR_HOTPLUG, NR_STRESS_ACTORS
+};
 
 /* Counts compared before and after a case, after a drain and the frees. */
 struct stress_snapshot {
@@ -392,6 +445,7 @@ struct stress_run {
 	struct stress_memcg memcg[STRESS_MAX_MEMCGS];
 	ktime_t hard_period;
 	ktime_t soft_period;
+	ktime_t nmi_period;
 	u64 ops_expected;
 	unsigned int fail_nth;
 	int hp_state;
@@ -419,6 +473,7 @@ struct stress_run {
 	unsigned long drains_sync;
 	unsigned long hotplug_cycles;		/* hotplug */
 	unsigned long hotplug_errors;
+	unsigned long nmi_stuck;		/* NMI actor's stop */
 
 	bool stop_req;			/* "stop" or module exit */
 	wait_queue_head_t wait;
@@ -549,6 +604,9 @@ static gfp_t stress_gfp(enum stress_ctx ctx, u32 r)
 {
 	if (ctx == CTX_TASK || ctx == CTX_CHURN)
 		return GFP_KERNEL;
+	/* NMI: no reclaim bits at all, so no path may spin or take a lock */
+	if (ctx == CTX_NMI)
+		return __GFP_NOWARN;
 	/* a quarter of the interrupt charges may not even spin: exact charges */
 	return (r & 3) ? GFP_NOWAIT : __GFP_NOWARN;
 }
@@ -733,15 +791,18 @@ static int stress_worker_fn(void *data)
  * one.  A callback slower than its period (hardirq_us=10 under KASAN, or on
  * UML where an interrupt costs host signals) would otherwise run back to
  * back and starve everything else on the CPU, RCU's kthreads included: the
- * timer takes at most 1 / (1 + STRESS_IRQ_IDLE) of the CPU.  The results
- * report how often that stretched the period and the period achieved.
+ * timer takes at most 1 / (1 + STRESS_IRQ_IDLE) of the CPU.  The NMI
+ * sender also keeps the next expiry at or after @not_before (the target's
+ * quiet time; 0 for the others).  The results report how often that
+ * stretched the period and the period achieved.
  */
 static void stress_timer_next(struct hrtimer *timer, ktime_t period, ktime_t start,
-			      struct stress_timer_stat *stat)
+			      ktime_t not_before, struct stress_timer_stat *stat)
 {
 	ktime_t end = ktime_get();
 	ktime_t next = ktime_add(hrtimer_get_expires(timer), period);
-	ktime_t floor = ktime_add(end, ktime_sub(end, start) * STRESS_IRQ_IDLE);
+	ktime_t floor = max(ktime_add(end, ktime_sub(end, start) * STRESS_IRQ_IDLE),
+			    not_before);
 
 	if (ktime_before(next, floor)) {
 		next = floor;
@@ -761,7 +822,7 @@ static enum hrtimer_restart stress_hardirq_fn(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	for (i = 0; i < STRESS_IRQ_BATCH; i++)
 		stress_op(c->run, &c->ring_hard, &c->tally_hard, &c->seed_hard, CTX_HARDIRQ);
-	stress_timer_next(timer, c->run->hard_period, start, &c->stat_hard);
+	stress_timer_next(timer, c->run->hard_period, start, 0, &c->stat_hard);
 	return HRTIMER_RESTART;
 }
 
@@ -775,8 +836,124 @@ static enum hrtimer_restart stress_softirq_fn(struct hrtimer *timer)
 		return HRTIMER_NORESTART;
 	for (i = 0; i < STRESS_IRQ_BATCH; i++)
 		stress_op(c->run, &c->ring_soft, &c->tally_soft, &c->seed_soft, CTX_SOFTIRQ);
-	stress_timer_next(timer, c->run->soft_period, start, &c->stat_soft);
+	stress_timer_next(timer, c->run->soft_period, start, 0, &c->stat_soft);
 	return HRTIMER_RESTART;
+}
+
+/* ---- NMI load ---------------------------------------------------------------------- */
+
+static bool nmi_wanted(struct stress_run *run)
+{
+	return run->res->nmi == FEATURE_ON;
+}
+
+/* In NMI on the CPU an NMI was sent to: a batch of operations, then quiet. */
+static void stress_nmi_fn(void *arg)
+{
+	struct stress_run *run = arg;
+	struct stress_cpu *c = run->cpu[smp_processor_id()];
+	u64 start = ktime_get_mono_fast_ns(), end;
+	int i;
+
+	/* only NMIs a sender asked for get here (nmi.c's handshake) */
+	for (i = 0; i < STRESS_IRQ_BATCH; i++)
+		stress_op(run, &c->ring_nmi, &c->tally_nmi, &c->seed_nmi, CTX_NMI);
+	c->nmi_handled++;
+	end = ktime_get_mono_fast_ns();
+	WRITE_ONCE(c->nmi_quiet_until, end + (end - start) * STRESS_IRQ_IDLE);
+}
+
+/*
+ * The next online CPU after @cpu that takes NMIs (@cpu itself only when
+ * it is the only one), or nr_cpu_ids.  Hardirq: the online mask cannot
+ * lose a CPU whose teardown is waiting for us (stress_nmi_quiesce()).
+ */
+static unsigned int stress_nmi_target(struct stress_run *run, unsigned int cpu)
+{
+	unsigned int t;
+
+	for_each_cpu_wrap(t, cpu_online_mask, (cpu + 1) % nr_cpu_ids)
+		if (READ_ONCE(run->cpu[t]->nmi_target))
+			return t;
+	return nr_cpu_ids;
+}
+
+/*
+ * The sender, a hard-mode hrtimer: one NMI to the next CPU per period,
+ * unless that CPU's last NMI is still in flight (the turn is skipped) or
+ * its handler asked for quiet (the expiry moves to the end of it).
+ */
+static enum hrtimer_restart stress_nmi_send_fn(struct hrtimer *timer)
+{
+	struct stress_cpu *c = container_of(timer, struct stress_cpu, nmi);
+	struct stress_run *run = c->run;
+	ktime_t start = ktime_get(), not_before = 0;
+	unsigned int t;
+	u64 now, quiet;
+
+	if (READ_ONCE(c->stopping))
+		return HRTIMER_NORESTART;
+	t = stress_nmi_target(run, smp_processor_id());
+	if (t < nr_cpu_ids) {
+		now = ktime_get_mono_fast_ns();
+		quiet = READ_ONCE(run->cpu[t]->nmi_quiet_until);
+		if (now < quiet)
+			not_before = ktime_add_ns(start, quiet - now);
+		else if (mcs_nmi_raise(t))
+			c->nmi_sent++;
+		else
+			c->nmi_busy++;
+	}
+	stress_timer_next(timer, run->nmi_period, start, not_before, &c->stat_nmi);
+	return HRTIMER_RESTART;
+}
+
+/* Has the NMI last sent to @cpu been handled (waiting STRESS_NMI_WAIT_MS)? */
+static bool stress_nmi_settled(int cpu)
+{
+	unsigned int i;
+
+	for (i = 0; i < STRESS_NMI_WAIT_MS * 10 && mcs_nmi_pending(cpu); i++)
+		usleep_range(100, 200);
+	return !mcs_nmi_pending(cpu);
+}
+
+/*
+ * @cpu goes down: no sender may aim at it any more, and the NMI sent to it
+ * last is handled while it is still online.  Senders are hardirqs, so
+ * after a grace period every one that saw nmi_target set has sent.  An
+ * NMI that does not arrive within STRESS_NMI_WAIT_MS (not seen so far) is
+ * counted as lost and its handshake dropped, so the CPU takes NMIs again
+ * when it comes back.
+ */
+static void stress_nmi_quiesce(struct stress_cpu *c, unsigned int cpu)
+{
+	WRITE_ONCE(c->nmi_target, 0);
+	synchronize_rcu();
+	if (!stress_nmi_settled(cpu)) {
+		c->nmi_lost++;
+		mcs_nmi_forget(cpu);
+	}
+}
+
+static int nmi_start(struct stress_run *run)
+{
+	return mcs_nmi_register(stress_nmi_fn, run);
+}
+
+/*
+ * Every sender has stopped.  An NMI still pending after a while was sent
+ * to a CPU that went down without taking it: lost, and a wedged handshake
+ * had the CPU been a target again.  mcs_nmi_unregister() clears them.
+ */
+static void nmi_stop(struct stress_run *run)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (!stress_nmi_settled(cpu))
+			run->nmi_stuck++;
+	mcs_nmi_unregister();
 }
 
 /*
@@ -809,6 +986,10 @@ static int stress_cpu_online(unsigned int cpu)
 		hrtimer_start(&c->hard, run->hard_period, HRTIMER_MODE_REL_PINNED_HARD);
 	if (run->cfg.softirq)
 		hrtimer_start(&c->soft, run->soft_period, HRTIMER_MODE_REL_PINNED_SOFT);
+	if (nmi_wanted(run)) {
+		WRITE_ONCE(c->nmi_target, 1);
+		hrtimer_start(&c->nmi, run->nmi_period, HRTIMER_MODE_REL_PINNED_HARD);
+	}
 	return 0;
 }
 
@@ -817,7 +998,10 @@ static int stress_cpu_offline(unsigned int cpu)
 	struct stress_cpu *c = stress_run.cpu[cpu];
 	unsigned int i;
 
-	/* workers first: none of them may arm anything after the cancel */
+	/* NMIs first: none may be pending when this CPU goes */
+	if (nmi_wanted(&stress_run))
+		stress_nmi_quiesce(c, cpu);
+	/* workers next: none of them may arm anything after the cancel */
 	WRITE_ONCE(c->stopping, 1);
 	for (i = 0; i < STRESS_MAX_THREADS; i++) {
 		if (!c->worker[i].task)
@@ -827,6 +1011,7 @@ static int stress_cpu_offline(unsigned int cpu)
 	}
 	hrtimer_cancel(&c->hard);
 	hrtimer_cancel(&c->soft);
+	hrtimer_cancel(&c->nmi);
 	return 0;
 }
 
@@ -1065,7 +1250,7 @@ static bool stress_hotplug_supported(void)
 
 static bool hotplug_wanted(struct stress_run *run)
 {
-	return run->res->hotplug == HOTPLUG_ON;
+	return run->res->hotplug == FEATURE_ON;
 }
 
 static int stress_cpu_up(unsigned int cpu)
@@ -1135,7 +1320,8 @@ static void hotplug_stop(struct stress_run *run)
 /*
  * The load generators of a case, started in this order and stopped in the
  * reverse one: CPUs come back before churn ends, churn ends while the
- * workers still charge, the workers stop last.  An actor is a kthread of
+ * workers still charge, the workers stop, and the NMI handler goes last
+ * (the workers' hotplug state starts and stops the NMI senders).  An actor is a kthread of
  * its own (@threadfn) or a pair of hooks; @stop also runs after the kthread
  * of an actor that has both.
  */
@@ -1148,6 +1334,7 @@ struct stress_actor {
 };
 
 static const struct stress_actor stress_actors[NR_STRESS_ACTORS] = {
+	[ACTOR_NMI]	= { "NMI handler", nmi_wanted, NULL, nmi_start, nmi_stop },
 	[ACTOR_WORKERS] = { "workers", NULL, NULL, workers_start, workers_stop },
 	[ACTOR_DRAINER] = { "drainer", drainer_wanted, stress_drainer_fn, NULL, NULL },
 	[ACTOR_CHURN]	= { "churn", churn_wanted, stress_churn_fn, NULL, NULL },
@@ -1247,10 +1434,13 @@ static int stress_setup_cpus(struct stress_run *run)
 		c->run = run;
 		c->seed_hard = stress_seed();
 		c->seed_soft = stress_seed();
+		c->seed_nmi = stress_seed();
 		mcs_hrtimer_setup(&c->hard, stress_hardirq_fn, CLOCK_MONOTONIC,
 				  HRTIMER_MODE_REL_PINNED_HARD);
 		mcs_hrtimer_setup(&c->soft, stress_softirq_fn, CLOCK_MONOTONIC,
 				  HRTIMER_MODE_REL_PINNED_SOFT);
+		mcs_hrtimer_setup(&c->nmi, stress_nmi_send_fn, CLOCK_MONOTONIC,
+				  HRTIMER_MODE_REL_PINNED_HARD);
 		for (i = 0; i < STRESS_MAX_THREADS; i++) {
 			c->worker[i].run = run;
 			c->worker[i].seed = stress_seed();
@@ -1369,6 +1559,7 @@ static void stress_release_load(struct stress_run *run)
 			continue;
 		ring_release(run, &c->ring_hard);
 		ring_release(run, &c->ring_soft);
+		ring_release(run, &c->ring_nmi);
 		for (i = 0; i < STRESS_MAX_THREADS; i++)
 			ring_release(run, &c->worker[i].ring);
 	}
@@ -1538,8 +1729,14 @@ static void stress_check_settled(struct stress_run *run, const struct stress_sna
 	if (atomic_read(&run->worker_failures))
 		stress_violation(run, CHECK_ERRORS, "%d workers could not be created",
 				 atomic_read(&run->worker_failures));
+	/* NMI load on: NMIs were handled, and none was lost */
+	if (res->nmi == FEATURE_ON && res->status == STATUS_RUNNING && !res->ctx[CTX_NMI].ops)
+		stress_violation(run, CHECK_ERRORS, "nmi: no operation in NMI (%lu sent, %lu busy)",
+				 res->nmi_sent, res->nmi_busy);
+	if (res->nmi_lost)
+		stress_violation(run, CHECK_ERRORS, "nmi: %lu NMIs never handled", res->nmi_lost);
 	/* a case that ran its course with hotplug on must have cycled a CPU */
-	if (res->hotplug == HOTPLUG_ON && res->status == STATUS_RUNNING && !res->hotplug_cycles)
+	if (res->hotplug == FEATURE_ON && res->status == STATUS_RUNNING && !res->hotplug_cycles)
 		stress_violation(run, CHECK_ERRORS,
 				 "hotplug: no CPU down/up cycle completed in %llu ms (%lu errors)",
 				 div_u64(res->elapsed_us, 1000), res->hotplug_errors);
@@ -1565,6 +1762,12 @@ static void tally_add(struct stress_tally *sum, const struct stress_tally *t)
 	sum->errors += t->errors;
 }
 
+static void timer_stat_add(struct stress_timer_stat *sum, const struct stress_timer_stat *st)
+{
+	sum->expiries += st->expiries;
+	sum->stretched += st->stretched;
+}
+
 /* Sum every writer's counts into the result; the load has stopped. */
 static void stress_collect(struct stress_run *run)
 {
@@ -1580,10 +1783,14 @@ static void stress_collect(struct stress_run *run)
 				continue;
 			tally_add(&res->ctx[CTX_HARDIRQ], &c->tally_hard);
 			tally_add(&res->ctx[CTX_SOFTIRQ], &c->tally_soft);
-			res->timer[CTX_HARDIRQ].expiries += c->stat_hard.expiries;
-			res->timer[CTX_HARDIRQ].stretched += c->stat_hard.stretched;
-			res->timer[CTX_SOFTIRQ].expiries += c->stat_soft.expiries;
-			res->timer[CTX_SOFTIRQ].stretched += c->stat_soft.stretched;
+			tally_add(&res->ctx[CTX_NMI], &c->tally_nmi);
+			timer_stat_add(&res->timer[CTX_HARDIRQ], &c->stat_hard);
+			timer_stat_add(&res->timer[CTX_SOFTIRQ], &c->stat_soft);
+			timer_stat_add(&res->timer[CTX_NMI], &c->stat_nmi);
+			res->nmi_sent += c->nmi_sent;
+			res->nmi_handled += c->nmi_handled;
+			res->nmi_busy += c->nmi_busy;
+			res->nmi_lost += c->nmi_lost;
 			for (i = 0; i < STRESS_MAX_THREADS; i++)
 				tally_add(&res->ctx[CTX_TASK], &c->worker[i].tally);
 		}
@@ -1599,6 +1806,7 @@ static void stress_collect(struct stress_run *run)
 	res->faults_injected = run->faults_injected;
 	res->hotplug_cycles = run->hotplug_cycles;
 	res->hotplug_errors = run->hotplug_errors;
+	res->nmi_lost += run->nmi_stuck;
 }
 
 static unsigned long stress_ops_done(struct stress_run *run)
@@ -1614,7 +1822,8 @@ static unsigned long stress_ops_done(struct stress_run *run)
 
 		if (!c)
 			continue;
-		ops += READ_ONCE(c->tally_hard.ops) + READ_ONCE(c->tally_soft.ops);
+		ops += READ_ONCE(c->tally_hard.ops) + READ_ONCE(c->tally_soft.ops) +
+		       READ_ONCE(c->tally_nmi.ops);
 		for (i = 0; i < STRESS_MAX_THREADS; i++)
 			ops += READ_ONCE(c->worker[i].tally.ops);
 	}
@@ -1649,6 +1858,8 @@ static void stress_case_config(struct stress_config *cfg, const struct stress_co
 		cfg->drain_ms = 0;
 	cfg->churn = !!(sc->flags & CASE_CHURN);
 	cfg->hotplug = !!(sc->flags & CASE_HOTPLUG);
+	if (!(sc->flags & CASE_NMI))
+		cfg->nmi_us = 0;
 	cfg->limit = 0;
 	if (sc->flags & CASE_LIMIT)
 		cfg->limit = base->limit ?: STRESS_CASE_LIMIT;
@@ -1674,11 +1885,13 @@ static void stress_reset_case(struct stress_run *run)
 	run->drains_sync = 0;
 	run->hotplug_cycles = 0;
 	run->hotplug_errors = 0;
+	run->nmi_stuck = 0;
 	run->actors_running = 0;
 	atomic_set(&run->worker_failures, 0);
 	run->fail_nth = READ_ONCE(stress_fail_nth);
 	run->hard_period = ns_to_ktime((u64)run->cfg.hardirq_us * NSEC_PER_USEC);
 	run->soft_period = ns_to_ktime((u64)STRESS_SOFTIRQ_US * NSEC_PER_USEC);
+	run->nmi_period = ns_to_ktime((u64)run->cfg.nmi_us * NSEC_PER_USEC);
 	cpumask_copy(&run->online_at_start, cpu_online_mask);
 	run->ops_expected = (u64)run->cfg.ops * run->cfg.threads *
 			    cpumask_weight(&run->online_at_start);
@@ -1749,22 +1962,37 @@ static void stress_report(struct stress_result *res)
 	unsigned long lookups = hits + res->events[MCS_STOCK_MISS];
 	unsigned long irqs = res->timer[CTX_HARDIRQ].expiries;
 	u64 ops = 0, mops, hit, period;
+	unsigned long refusals = 0;
 	int i;
 
-	for (i = 0; i < NR_STRESS_CTX; i++)
+	for (i = 0; i < NR_STRESS_CTX; i++) {
 		ops += t[i].ops;
+		refusals += t[i].refusals;
+	}
 	period = irqs ? div64_u64(res->elapsed_us * max(res->cpus, 1U), irqs) : 0;
 	mops = div64_u64(ops * 1000, max_t(u64, res->elapsed_us, 1));
 	hit = lookups ? div64_u64((u64)hits * 10000, lookups) : 0;
-	pr_info("memcg_stock: stress: %s %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu hardirq_period_us=%llu\n",
+	pr_info("memcg_stock: stress: %s %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu nmi %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu hardirq_period_us=%llu nmi=%s\n",
 		res->name, res->nr_violations ? "FAIL" : "PASS", status_names[res->status],
 		ops, t[CTX_TASK].ops,
-		t[CTX_SOFTIRQ].ops, t[CTX_HARDIRQ].ops, t[CTX_CHURN].ops,
+		t[CTX_SOFTIRQ].ops, t[CTX_HARDIRQ].ops, t[CTX_CHURN].ops, t[CTX_NMI].ops,
 		mops / 1000, mops % 1000, hit / 100, hit % 100, res->events[MCS_TRYLOCK_FAIL],
-		t[CTX_TASK].refusals + t[CTX_SOFTIRQ].refusals + t[CTX_HARDIRQ].refusals +
-		t[CTX_CHURN].refusals, res->drains_async + res->drains_sync,
-		res->churn_created, res->alloc_failures, hotplug_names[res->hotplug],
-		res->hotplug_cycles, period);
+		refusals, res->drains_async + res->drains_sync,
+		res->churn_created, res->alloc_failures, feature_names[res->hotplug],
+		res->hotplug_cycles, period, feature_names[res->nmi]);
+}
+
+/*
+ * A case about NMI on a kernel without an NMI source: nothing runs and
+ * nothing is checked, and the block says so (no check_* lines).
+ */
+static void stress_skip(struct stress_result *res)
+{
+	mutex_lock(&stress_mutex);
+	res->status = STATUS_SKIPPED;
+	mutex_unlock(&stress_mutex);
+	pr_info("memcg_stock: stress: %s SKIP: this kernel has no NMI source (UML, non-x86): nmi=%s\n",
+		res->name, feature_names[res->nmi]);
 }
 
 /* One case: build, load, stop, release, drain, check, tear down. */
@@ -1792,9 +2020,17 @@ static void stress_run_case(struct stress_run *run, unsigned int k)
 	stress_reset_case(run);
 	res->mode = mcs_stock_get_mode();
 	res->cpus = num_online_cpus();
-	res->hotplug = HOTPLUG_OFF;
+	res->hotplug = FEATURE_OFF;
 	if (run->cfg.hotplug)
-		res->hotplug = stress_hotplug_supported() ? HOTPLUG_ON : HOTPLUG_UNSUPPORTED;
+		res->hotplug = stress_hotplug_supported() ? FEATURE_ON : FEATURE_UNSUPPORTED;
+	res->nmi = FEATURE_OFF;
+	if (run->cfg.nmi_us)
+		res->nmi = mcs_nmi_supported() ? FEATURE_ON : FEATURE_UNSUPPORTED;
+	/* only in "all": a lone case about NMI was refused at the start */
+	if (sc && (sc->flags & CASE_NMI_ONLY) && res->nmi != FEATURE_ON) {
+		stress_skip(res);
+		return;
+	}
 
 	stress_settle(&pre);
 	ret = stress_setup_cpus(run);
@@ -2008,10 +2244,13 @@ static const struct file_operations config_fops = {
 
 /*
  * A case turns on the contexts it names whatever the config's softirq,
- * churn and hotplug keys say, but takes the hardirq and drainer periods
- * from the config: when the config turned one off (0), a case that needs it
- * cannot run as configured and is refused rather than run with a period
- * nobody asked for.
+ * churn and hotplug keys say, but takes the hardirq, drainer and NMI
+ * periods from the config: when the config turned one off (0), a case that
+ * needs it cannot run as configured and is refused rather than run with a
+ * period nobody asked for.  (The cases that merely add NMI load run
+ * without it when nmi_us=0 or the kernel has no NMI source: nmi=off or
+ * nmi=unsupported in their results.)  The case about NMI alone on a kernel
+ * without NMIs is refused with -EOPNOTSUPP.
  */
 static int stress_cases_runnable(const struct stress_config *cfg, int first,
 				 unsigned int nr)
@@ -2030,6 +2269,17 @@ static int stress_cases_runnable(const struct stress_config *cfg, int first,
 			pr_warn("memcg_stock: stress: run: case %s needs the drainer, but drain_ms=0 (off)\n",
 				sc->name);
 			return -EINVAL;
+		}
+		if ((sc->flags & CASE_NMI_ONLY) && !cfg->nmi_us) {
+			pr_warn("memcg_stock: stress: run: case %s needs NMI context, but nmi_us=0 (off)\n",
+				sc->name);
+			return -EINVAL;
+		}
+		/* alone it is refused; within "all" it is skipped and says so */
+		if ((sc->flags & CASE_NMI_ONLY) && nr == 1 && !mcs_nmi_supported()) {
+			pr_warn("memcg_stock: stress: run: case %s needs NMI context, but this kernel has no NMI source (UML, non-x86): nmi=unsupported\n",
+				sc->name);
+			return -EOPNOTSUPP;
 		}
 	}
 	return 0;
@@ -2224,6 +2474,12 @@ static void result_show(struct seq_file *m, const struct stress_result *res)
 	seq_printf(m, "case=%s\nstatus=%s\n", res->name, status_names[res->status]);
 	if (res->status == STATUS_RUNNING)
 		return;
+	if (res->status == STATUS_SKIPPED) {
+		/* nothing ran, nothing was checked: no verdict of PASS, no check_* */
+		seq_printf(m, "verdict=SKIP\nnmi=%s\nskip_reason=no NMI source in this kernel (UML, non-x86)\n",
+			   feature_names[res->nmi]);
+		return;
+	}
 	seq_printf(m, "verdict=%s\n", res->nr_violations ? "FAIL" : "PASS");
 	if (res->status == STATUS_SETUP_FAILED)
 		seq_printf(m, "setup_error=%d\n", res->setup_error);
@@ -2232,11 +2488,12 @@ static void result_show(struct seq_file *m, const struct stress_result *res)
 		   cfg->memcgs, cfg->depth, cfg->threads, cfg->duration_ms, cfg->ops);
 	seq_printf(m, "page_pct=%u\npages_max=%u\nbytes_max=%u\nlimit=%u\n",
 		   cfg->page_pct, cfg->pages_max, cfg->bytes_max, cfg->limit);
-	seq_printf(m, "hardirq_us=%u\nsoftirq=%u\ndrain_ms=%u\nchurn=%u\n",
-		   cfg->hardirq_us, cfg->softirq, cfg->drain_ms, cfg->churn);
+	seq_printf(m, "hardirq_us=%u\nsoftirq=%u\ndrain_ms=%u\nchurn=%u\nnmi_us=%u\n",
+		   cfg->hardirq_us, cfg->softirq, cfg->drain_ms, cfg->churn, cfg->nmi_us);
 	seq_printf(m, "elapsed_ms=%llu\n", div_u64(res->elapsed_us, 1000));
 	timer_show(m, res, CTX_HARDIRQ);
 	timer_show(m, res, CTX_SOFTIRQ);
+	timer_show(m, res, CTX_NMI);
 
 	for (i = 0; i < NR_STRESS_CTX; i++)
 		tally_add(&sum, &res->ctx[i]);
@@ -2267,7 +2524,10 @@ static void result_show(struct seq_file *m, const struct stress_result *res)
 		   res->churn_created, res->churn_released, res->alloc_failures,
 		   res->faults_injected);
 	seq_printf(m, "hotplug=%s\nhotplug_cycles=%lu\nhotplug_errors=%lu\n",
-		   hotplug_names[res->hotplug], res->hotplug_cycles, res->hotplug_errors);
+		   feature_names[res->hotplug], res->hotplug_cycles, res->hotplug_errors);
+	seq_printf(m, "nmi=%s\nnmi_sent=%lu\nnmi_handled=%lu\nnmi_busy=%lu\nnmi_lost=%lu\n",
+		   feature_names[res->nmi], res->nmi_sent, res->nmi_handled, res->nmi_busy,
+		   res->nmi_lost);
 	for (i = 0; i < NR_STRESS_CHECKS; i++)
 		seq_printf(m, "check_%s=%s\n", check_names[i], res->failed[i] ? "FAIL" : "ok");
 	seq_printf(m, "violations=%u\n", res->nr_violations);

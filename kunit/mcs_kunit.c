@@ -44,6 +44,24 @@ struct mcs_objcg *mcs_test_objcg(struct kunit *test, struct mcs_memcg *memcg)
 	return objcg;
 }
 
+/* The stock mode of a parameterised case, put back when the case ends. */
+void mcs_test_mode_desc(const enum mcs_stock_mode *m, char *desc)
+{
+	strscpy(desc, mcs_stock_mode_name(*m), KUNIT_PARAM_DESC_SIZE);
+}
+
+void mcs_test_restore_mode(void *unused)
+{
+	mcs_stock_set_mode(MCS_MODE_DECOUPLED);
+}
+
+void mcs_test_use_mode(struct kunit *test, enum mcs_stock_mode mode)
+{
+	KUNIT_ASSERT_EQ(test, mcs_stock_set_mode(mode), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_restore_mode, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mcs_stock_get_mode(), mode);
+}
+
 struct leak_ctx {
 	long underflows;
 	long memcgs;

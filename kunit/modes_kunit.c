@@ -18,24 +18,7 @@ static const enum mcs_stock_mode modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE,
 };
 
-static void mode_desc(const enum mcs_stock_mode *m, char *desc)
-{
-	strscpy(desc, mcs_stock_mode_name(*m), KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(mode, modes, mode_desc);
-
-static void restore_mode(void *unused)
-{
-	mcs_stock_set_mode(MCS_MODE_DECOUPLED);
-}
-
-static void use_mode(struct kunit *test, enum mcs_stock_mode mode)
-{
-	KUNIT_ASSERT_EQ(test, mcs_stock_set_mode(mode), 0);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_mode, NULL), 0);
-	KUNIT_ASSERT_EQ(test, mcs_stock_get_mode(), mode);
-}
+KUNIT_ARRAY_PARAM(mode, modes, mcs_test_mode_desc);
 
 #define NR_MODE_MEMCGS	3
 
@@ -77,7 +60,7 @@ static void mode_all_contexts_exact(struct kunit *test)
 
 	l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, l);
-	use_mode(test, mode);
+	mcs_test_use_mode(test, mode);
 	for (i = 0; i < NR_MODE_MEMCGS; i++) {
 		l->memcg[i] = mcs_test_memcg(test, i == 1 ? l->memcg[0] : NULL);
 		l->objcg[i] = mcs_test_objcg(test, l->memcg[i]);
@@ -105,7 +88,7 @@ static void mode_switch_drains(struct kunit *test)
 	struct mcs_memcg *memcg;
 	struct mcs_objcg *objcg;
 
-	use_mode(test, mode);
+	mcs_test_use_mode(test, mode);
 	memcg = mcs_test_memcg(test, NULL);
 	objcg = mcs_test_objcg(test, memcg);
 	KUNIT_ASSERT_EQ(test, mcs_try_charge(memcg, GFP_KERNEL, 1), 0);
@@ -192,7 +175,7 @@ static void mode_switch_is_a_fence(struct kunit *test)
 	struct task_struct *t[8];
 	int i, n, where, round, bad = 0;
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_mode, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_restore_mode, NULL), 0);
 	l.memcg = mcs_test_memcg(test, NULL);
 	l.objcg = mcs_test_objcg(test, l.memcg);
 	n = mcs_test_kthreads(test, fence_load_fn, &l, 2, t, ARRAY_SIZE(t), "mcs_fence/%u");
@@ -227,7 +210,7 @@ static void mode_obj_size_bounded(struct kunit *test)
 	struct mcs_objcg *objcg;
 	int i;
 
-	use_mode(test, mode);
+	mcs_test_use_mode(test, mode);
 	memcg = mcs_test_memcg(test, NULL);
 	objcg = mcs_test_objcg(test, memcg);
 

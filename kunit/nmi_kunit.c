@@ -3,7 +3,9 @@
  * KUnit suite for charging from NMI context: a charge in NMI while the
  * interrupted task holds a stock takes the fallback and stays exact, and
  * the last reference of an objcg or a memcg dropped in NMI is released
- * through the deferral (irq_work), never in the NMI itself.
+ * through the deferral (irq_work), never in the NMI itself; and an NMI
+ * load on every CPU, in every stock mode, while memcgs come and go and
+ * stocks are drained, ends at exactly zero.
  *
  * The NMIs come from the module's own source (nmi.c: an NMI_LOCAL handler
  * and an APIC NMI to one CPU); kernels without one (UML) skip every case
@@ -11,7 +13,9 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 
 #include "mcs_kunit.h"
 
@@ -57,11 +61,11 @@ static void nmi_unregister_action(void *unused)
 	mcs_nmi_unregister();
 }
 
-static void nmi_setup(struct kunit *test, struct nmi_ctx *c)
+static void nmi_setup(struct kunit *test, void (*fn)(void *arg), void *c)
 {
 	if (!mcs_nmi_supported())
 		kunit_skip(test, "kernel without an NMI source (UML, non-x86)");
-	KUNIT_ASSERT_EQ(test, mcs_nmi_register(nmi_fn, c), 0);
+	KUNIT_ASSERT_EQ(test, mcs_nmi_register(fn, c), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nmi_unregister_action, NULL), 0);
 }
 
@@ -108,7 +112,7 @@ static void nmi_charge_while_stock_held(struct kunit *test)
 	c->page_ret = -EINPROGRESS;
 	c->obj_ret = -EINPROGRESS;
 	c->charge = true;
-	nmi_setup(test, c);
+	nmi_setup(test, nmi_fn, c);
 	mcs_memcg_stat(c->memcg, &before);
 
 	migrate_disable();
@@ -144,7 +148,7 @@ static void nmi_last_objcg_ref_deferred(struct kunit *test)
 	long deferred, objcgs;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	nmi_setup(test, c);
+	nmi_setup(test, nmi_fn, c);
 	c->memcg = mcs_memcg_create(parent, "nmi-objcg");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c->memcg));
 	c->objcg = mcs_get_objcg(c->memcg);
@@ -173,7 +177,7 @@ static void nmi_last_memcg_ref_deferred(struct kunit *test)
 	long deferred, memcgs;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	nmi_setup(test, c);
+	nmi_setup(test, nmi_fn, c);
 	c->memcg = mcs_memcg_create(NULL, "nmi-memcg");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c->memcg));
 	KUNIT_ASSERT_EQ(test, mcs_memcg_offline(c->memcg), 0);
@@ -209,7 +213,7 @@ static void nmi_eviction_drops_last_objcg_ref(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	for (i = 0; i < ARRAY_SIZE(c->evict); i++)
 		c->evict[i] = mcs_test_objcg(test, mcs_test_memcg(test, parent));
-	nmi_setup(test, c);
+	nmi_setup(test, nmi_fn, c);
 	c->memcg = mcs_memcg_create(parent, "nmi-evict");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c->memcg));
 	c->objcg = mcs_get_objcg(c->memcg);
@@ -235,11 +239,221 @@ static void nmi_eviction_drops_last_objcg_ref(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
 }
 
+/* ---- NMI load with churn ------------------------------------------------ */
+
+#define CHURN_SLOTS	16	/* live charges kept across NMIs, per CPU */
+#define CHURN_CYCLES	60	/* memcgs created and offlined under the load */
+
+/* A live charge of the NMI load: pages (committed) or bytes with an objcg ref. */
+struct churn_slot {
+	struct mcs_charge charge;
+	struct mcs_objcg *objcg;
+	unsigned int bytes;
+};
+
+/* One CPU's share: written only by NMIs on that CPU, which never nest. */
+struct churn_cpu {
+	struct churn_slot slot[CHURN_SLOTS];
+	u32 seed;
+	long ops;
+	long errors;
+	int first_error;
+};
+
+struct churn_target {
+	struct mcs_memcg *memcg;
+	struct mcs_objcg *objcg;
+};
+
+struct nmi_churn {
+	struct churn_target __rcu *target;	/* the memcg being churned, or NULL */
+	struct churn_target slot[2];		/* published in turn */
+	struct churn_cpu *cpu;			/* nr_cpu_ids entries */
+};
+
+static void churn_error(struct churn_cpu *c, int err)
+{
+	if (!c->errors++)
+		c->first_error = err;
+}
+
+static void churn_release(struct churn_slot *s)
+{
+	if (s->objcg) {
+		mcs_obj_uncharge(s->objcg, s->bytes);
+		/* may be the last reference: the churn task put its own */
+		mcs_objcg_put(s->objcg);
+		s->objcg = NULL;
+	} else if (s->charge.state == MCS_CHARGE_COMMITTED) {
+		/* may drop the last reference of an offline memcg */
+		mcs_uncharge(&s->charge);
+	}
+}
+
+/* In NMI: release a busy slot, or charge the published memcg into a free one. */
+static void churn_nmi_fn(void *arg)
+{
+	struct nmi_churn *ch = arg;
+	struct churn_cpu *c = &ch->cpu[smp_processor_id()];
+	u32 r = mcs_load_next(&c->seed);
+	struct churn_slot *s = &c->slot[r % CHURN_SLOTS];
+	struct churn_target *t;
+	int ret;
+
+	rcu_read_lock();
+	t = rcu_dereference(ch->target);
+	if (s->objcg || s->charge.state != MCS_CHARGE_IDLE) {
+		churn_release(s);
+	} else if (t && (r & 0x100)) {
+		ret = mcs_try_charge_page(&s->charge, t->memcg, NMI_GFP, 1 + (r >> 9) % 4);
+		if (!ret)
+			mcs_commit_charge(&s->charge);
+		else if (ret != -ENOENT && ret != -ENOMEM)
+			churn_error(c, ret);
+	} else if (t) {
+		/* reparented once offline: the bytes then go to the parent */
+		mcs_objcg_get(t->objcg);
+		s->bytes = 8 + (r >> 9) % 2000;
+		ret = mcs_obj_charge(t->objcg, NMI_GFP, s->bytes);
+		if (!ret)
+			s->objcg = t->objcg;
+		else
+			mcs_objcg_put(t->objcg);
+		if (ret && ret != -ENOENT && ret != -ENOMEM)
+			churn_error(c, ret);
+	}
+	/* and a charge that does not outlive the NMI */
+	if (t && !mcs_try_charge(t->memcg, NMI_GFP, 2))
+		mcs_uncharge_pages(t->memcg, 2);
+	rcu_read_unlock();
+	c->ops++;
+}
+
+/* Task context: one NMI to every online CPU (this one too), again and again. */
+static int churn_sender(void *arg)
+{
+	int cpu;
+
+	while (!kthread_should_stop()) {
+		for_each_online_cpu(cpu)
+			mcs_nmi_raise(cpu);
+		usleep_range(100, 200);
+	}
+	return 0;
+}
+
+/* No NMI in flight anywhere: after this no handler runs. */
+static void churn_nmis_settle(void)
+{
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < 1000 && mcs_nmi_pending(cpu); i++)
+			usleep_range(100, 200);
+}
+
+/*
+ * Memcgs created, charged from NMI on every CPU, offlined while NMIs still
+ * charge them (pages get -ENOENT, bytes go to the parent) and dropped,
+ * with drains of every kind in between: once the load stops and its live
+ * charges are released, every counter, refcount and object count is back
+ * where it was.  Live NMI charges hold references, so the last reference
+ * of a memcg or an objcg is often dropped in NMI (the deferral).
+ */
+static void nmi_load_with_churn(struct kunit *test)
+{
+	enum mcs_stock_mode mode = *(const enum mcs_stock_mode *)test->param_value;
+	struct nmi_churn *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	struct mcs_memcg *parent = mcs_test_memcg(test, NULL);
+	long memcgs, objcgs, underflows, deferred, ops = 0, errors = 0;
+	struct task_struct *sender;
+	int cpu, i, first_error = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	ch->cpu = kunit_kcalloc(test, nr_cpu_ids, sizeof(*ch->cpu), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch->cpu);
+	for_each_possible_cpu(cpu)
+		ch->cpu[cpu].seed = get_random_u32() | 1;
+	nmi_setup(test, churn_nmi_fn, ch);
+	mcs_test_use_mode(test, mode);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	mcs_wait_for_frees();
+	memcgs = mcs_memcg_nr_alive();
+	objcgs = mcs_objcg_nr_alive();
+	underflows = mcs_page_counter_underflows();
+	deferred = mcs_deferred_releases();
+
+	sender = kthread_run(churn_sender, ch, "mcs_nmi_sender");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sender));
+	for (i = 0; i < CHURN_CYCLES; i++) {
+		struct churn_target *t = &ch->slot[i & 1];
+
+		t->memcg = mcs_memcg_create(parent, "nmi-churn");
+		if (IS_ERR(t->memcg)) {
+			KUNIT_FAIL(test, "create: %ld", PTR_ERR(t->memcg));
+			break;
+		}
+		t->objcg = mcs_get_objcg(t->memcg);
+		rcu_assign_pointer(ch->target, t);
+		usleep_range(1000, 2000);
+		/* drains of every kind while NMIs charge */
+		mcs_drain_all_stock(i & 2 ? parent : mcs_root_memcg(), i & 1);
+		/* offline while still published: NMIs see it go */
+		KUNIT_EXPECT_EQ(test, mcs_memcg_offline(t->memcg), 0);
+		usleep_range(500, 1000);
+		RCU_INIT_POINTER(ch->target, NULL);
+		synchronize_rcu();
+		/* live NMI charges may hold the last references now */
+		if (t->objcg)
+			mcs_objcg_put(t->objcg);
+		mcs_memcg_put(t->memcg);
+	}
+	kthread_stop(sender);
+	churn_nmis_settle();
+
+	/* the load has stopped: release what the NMIs left live, here */
+	for_each_possible_cpu(cpu) {
+		struct churn_cpu *c = &ch->cpu[cpu];
+
+		rcu_read_lock();
+		for (i = 0; i < CHURN_SLOTS; i++)
+			churn_release(&c->slot[i]);
+		rcu_read_unlock();
+		ops += c->ops;
+		if (c->errors && !errors)
+			first_error = c->first_error;
+		errors += c->errors;
+	}
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	mcs_wait_for_frees();
+	kunit_info(test, "mode %s: %ld NMIs, %ld releases deferred", mcs_stock_mode_name(mode),
+		   ops, mcs_deferred_releases() - deferred);
+
+	KUNIT_EXPECT_GT(test, ops, 0L);
+	KUNIT_EXPECT_EQ_MSG(test, errors, 0L, "first error %d", first_error);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
+	/* ours only: every churn memcg and every reference of the NMIs is gone */
+	KUNIT_EXPECT_EQ(test, refcount_read(&parent->refcnt), 1U);
+	KUNIT_EXPECT_EQ(test, mcs_charge_stat(parent, MCS_CHARGED_PAGES), 0L);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), memcgs);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_nr_alive(), objcgs);
+	KUNIT_EXPECT_EQ(test, mcs_page_counter_underflows(), underflows);
+}
+
+static const enum mcs_stock_mode nmi_modes[] = {
+	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE,
+};
+
+KUNIT_ARRAY_PARAM(nmi_mode, nmi_modes, mcs_test_mode_desc);
+
 static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE_PARAM(nmi_charge_while_stock_held, held_gen_params),
 	KUNIT_CASE(nmi_last_objcg_ref_deferred),
 	KUNIT_CASE(nmi_last_memcg_ref_deferred),
 	KUNIT_CASE(nmi_eviction_drops_last_objcg_ref),
+	KUNIT_CASE_PARAM_ATTR(nmi_load_with_churn, nmi_mode_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 

@@ -35,7 +35,7 @@
 #define MCS_BASE_CONFIG							\
 	"memcgs=8\ndepth=2\nthreads=1\nduration_ms=300\nops=0\npage_pct=50\n" \
 	"pages_max=8\nbytes_max=1024\nlimit=0\nhardirq_us=100\nsoftirq=1\n" \
-	"drain_ms=20\nchurn=1\nhotplug=0\n"
+	"drain_ms=20\nchurn=1\nhotplug=0\nnmi_us=100\n"
 
 static inline void mcs_msleep(int ms)
 {
@@ -269,6 +269,8 @@ static const char * const mcs_bad_log[] = {
 	/* RCU stalls (normal and expedited), a starved RCU kthread, a hung task */
 	"detected stall", "detected expedited stall", "kthread starved",
 	"blocked for more than",
+	/* an NMI nobody claimed: the NMI load's handshake failed */
+	"NMI received for unknown reason",
 };
 
 /* New kernel log lines matching @extra (may be NULL) are counted too. */
@@ -345,25 +347,27 @@ static inline void mcs_print_text(const char *what, const char *text)
 /* One line of figures for the TAP log. */
 static inline void mcs_print_figures(const char *block)
 {
-	char name[64], mops[32], hit[32], hp[32];
+	char name[64], mops[32], hit[32], hp[32], nmi[32];
 
-	ksft_print_msg("%s: ops %ld (task %ld softirq %ld hardirq %ld churn %ld) %s Mops/s, hit %s%%, trylock_fail %ld (task %ld softirq %ld hardirq %ld), refusals %ld, drains %ld/%ld, churn %ld, alloc_failures %ld, hotplug %s/%ld\n",
+	ksft_print_msg("%s: ops %ld (task %ld softirq %ld hardirq %ld churn %ld nmi %ld) %s Mops/s, hit %s%%, trylock_fail %ld (task %ld softirq %ld hardirq %ld nmi %ld), refusals %ld, drains %ld/%ld, churn %ld, alloc_failures %ld, hotplug %s/%ld, nmi %s\n",
 		       mcs_kv(block, "case", name, sizeof(name)) ?: "?",
 		       mcs_kv_long(block, "ops", 0), mcs_kv_long(block, "ops_task", 0),
 		       mcs_kv_long(block, "ops_softirq", 0), mcs_kv_long(block, "ops_hardirq", 0),
-		       mcs_kv_long(block, "ops_churn", 0),
+		       mcs_kv_long(block, "ops_churn", 0), mcs_kv_long(block, "ops_nmi", 0),
 		       mcs_kv(block, "mops", mops, sizeof(mops)) ?: "?",
 		       mcs_kv(block, "stock_hit_pct", hit, sizeof(hit)) ?: "?",
 		       mcs_kv_long(block, "trylock_fail", 0),
 		       mcs_kv_long(block, "trylock_fail_task", 0),
 		       mcs_kv_long(block, "trylock_fail_softirq", 0),
 		       mcs_kv_long(block, "trylock_fail_hardirq", 0),
+		       mcs_kv_long(block, "trylock_fail_nmi", 0),
 		       mcs_kv_long(block, "limit_refusals", 0),
 		       mcs_kv_long(block, "drains_async", 0), mcs_kv_long(block, "drains_sync", 0),
 		       mcs_kv_long(block, "churn_created", 0),
 		       mcs_kv_long(block, "alloc_failures", 0),
 		       mcs_kv(block, "hotplug", hp, sizeof(hp)) ?: "?",
-		       mcs_kv_long(block, "hotplug_cycles", 0));
+		       mcs_kv_long(block, "hotplug_cycles", 0),
+		       mcs_kv(block, "nmi", nmi, sizeof(nmi)) ?: "?");
 }
 
 /* The base config, then @extra lines over it (a key may not repeat in one write). */
