@@ -176,6 +176,8 @@ struct mcs_objcg *mcs_get_objcg(struct mcs_memcg *memcg)
 {
 	struct mcs_objcg *objcg;
 
+	if (!memcg)
+		return NULL;
 	rcu_read_lock();
 	objcg = rcu_dereference(memcg->objcg);
 	if (objcg && !percpu_ref_tryget(&objcg->refcnt))
@@ -530,13 +532,20 @@ static void __account_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *s
 	}
 }
 
-/* A byte size the model accepts: see MCS_OBJ_SIZE_MAX. */
-static bool obj_args_ok(size_t size, bool account, int nid, enum mcs_slab_item item)
+/* A node and a statistic that the per-node slab statistics have. */
+static bool slab_stat_args_ok(int nid, enum mcs_slab_item item)
 {
-	if (size > MCS_OBJ_SIZE_MAX)
+	return nid >= 0 && nid < nr_node_ids && node_possible(nid) &&
+	       (unsigned int)item < NR_MCS_SLAB_ITEMS;
+}
+
+/* Arguments of a byte charge or uncharge the model accepts. */
+static bool obj_args_ok(struct mcs_objcg *objcg, size_t size, bool account,
+			int nid, enum mcs_slab_item item)
+{
+	if (!objcg || !size || size > MCS_OBJ_SIZE_MAX)
 		return false;
-	return !account || (nid >= 0 && nid < nr_node_ids && node_possible(nid) &&
-			    (unsigned int)item < NR_MCS_SLAB_ITEMS);
+	return !account || slab_stat_args_ok(nid, item);
 }
 
 /*
@@ -614,9 +623,9 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 {
 	int ret;
 
-	if (!obj_args_ok(size, account, nid, item))
+	if (!obj_args_ok(objcg, size, account, nid, item))
 		return -EINVAL;
-	if (objcg->is_root || !size)
+	if (objcg->is_root)
 		return 0;
 
 	if (obj_consume(objcg, size, account, nid, item))
@@ -632,12 +641,12 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 static int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 			enum mcs_slab_item item, bool account)
 {
-	if (!obj_args_ok(size, account, nid, item)) {
+	if (!obj_args_ok(objcg, size, account, nid, item)) {
 		pr_warn_ratelimited("memcg_stock: byte uncharge of %zu (node %d, item %d) refused\n",
 				    size, nid, item);
 		return -EINVAL;
 	}
-	if (objcg->is_root || !size)
+	if (objcg->is_root)
 		return 0;
 	obj_refill(objcg, size, true, account, -(int)size, nid, item);
 	return 0;
@@ -730,6 +739,8 @@ EXPORT_SYMBOL_GPL(mcs_obj_uncharge_account);
  */
 long mcs_memcg_slab_stat(struct mcs_memcg *memcg, int nid, enum mcs_slab_item item)
 {
+	if (!memcg || !slab_stat_args_ok(nid, item))
+		return -EINVAL;
 	return atomic_long_read(&memcg->nodeinfo[nid]->slab_b[item]);
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_slab_stat);
