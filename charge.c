@@ -358,8 +358,8 @@ long mcs_charge_stat(struct mcs_memcg *memcg, enum mcs_charge_item item)
 	long sum = 0;
 	int cpu;
 
-	if (WARN_ON_ONCE(item >= NR_MCS_CHARGE_ITEMS))
-		return 0;
+	if (!memcg || (unsigned int)item >= NR_MCS_CHARGE_ITEMS)
+		return -EINVAL;
 	for_each_possible_cpu(cpu)
 		sum += local_read(&per_cpu_ptr(memcg->stats, cpu)->charge[item]);
 	return sum;
@@ -392,4 +392,5 @@ void mcs_charge_expect_misuse(bool expect)
 {
 	WRITE_ONCE(misuse_expected_by, expect ? current : NULL);
 }
+
 MCS_EXPORT_INTERNAL(mcs_charge_expect_misuse);

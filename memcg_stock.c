@@ -344,6 +344,8 @@ EXPORT_SYMBOL_GPL(mcs_memcg_create);
  */
 int mcs_memcg_offline(struct mcs_memcg *memcg)
 {
+	if (!memcg)
+		return -EINVAL;
 	if (mcs_memcg_is_root(memcg)) {
 		pr_warn_ratelimited("memcg_stock: the root memcg cannot be offlined\n");
 		return -EINVAL;
@@ -410,6 +412,8 @@ int mcs_memcg_set_max(struct mcs_memcg *memcg, unsigned long nr_pages)
 {
 	int ret;
 
+	if (!memcg)
+		return -EINVAL;
 	if (mcs_memcg_is_root(memcg) || nr_pages > MCS_PAGE_COUNTER_MAX) {
 		pr_warn_ratelimited("memcg_stock: limit %lu refused for memcg %u\n",
 				    nr_pages, memcg->id);
@@ -847,8 +851,8 @@ int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 	struct mcs_memcg *over;
 	bool drained = false;
 
-	if (!nr_pages)
-		return 0;
+	if (!memcg || !nr_pages)
+		return -EINVAL;
 	/*
 	 * The root has no limit and no stock; its counter is charged only
 	 * by objcgs reparented to it, directly, so that it stays the exact
