@@ -273,19 +273,26 @@ static void obj_slab_stat_bad_args_refused(struct kunit *test)
 					(long)-EINVAL);
 }
 
+/* every byte charge and uncharge function refuses (@objcg, @size) */
+static void expect_byte_calls_refused(struct kunit *test, struct mcs_objcg *objcg, size_t size)
+{
+	int nid = first_node(node_possible_map);
+
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, size), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge(objcg, size), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(objcg, GFP_KERNEL, size, nid,
+						     MCS_SLAB_RECLAIMABLE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge_account(objcg, size, nid, MCS_SLAB_RECLAIMABLE),
+			-EINVAL);
+}
+
 /* a byte charge or uncharge of nothing is a caller's mistake: refused */
 static void obj_size_zero_refused(struct kunit *test)
 {
 	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
 	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
-	int nid = first_node(node_possible_map);
 
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge(objcg, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(objcg, GFP_KERNEL, 0, nid,
-						     MCS_SLAB_RECLAIMABLE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge_account(objcg, 0, nid, MCS_SLAB_RECLAIMABLE),
-			-EINVAL);
+	expect_byte_calls_refused(test, objcg, 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
 }
@@ -293,14 +300,7 @@ static void obj_size_zero_refused(struct kunit *test)
 /* no objcg: the byte functions refuse, the lookup of no memcg finds none */
 static void obj_null_objcg_refused(struct kunit *test)
 {
-	int nid = first_node(node_possible_map);
-
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge(NULL, GFP_KERNEL, 8), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge(NULL, 8), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(NULL, GFP_KERNEL, 8, nid,
-						     MCS_SLAB_RECLAIMABLE), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge_account(NULL, 8, nid, MCS_SLAB_RECLAIMABLE),
-			-EINVAL);
+	expect_byte_calls_refused(test, NULL, 8);
 	KUNIT_EXPECT_NULL(test, mcs_get_objcg(NULL));
 }
 
