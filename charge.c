@@ -120,23 +120,6 @@ static void uncharge_counters(struct mcs_memcg *memcg, unsigned long nr_pages)
 	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 }
 
-/**
- * mcs_try_charge_page() - reserve a charge
- * @c: idle descriptor
- * @memcg: memcg to charge; the caller holds a reference on it until the
- *	reservation is committed or cancelled
- * @gfp: allocation context, as for mcs_try_charge()
- * @nr_pages: number of pages, at least one
- *
- * Charges @nr_pages to @memcg through mcs_try_charge() (served from this
- * CPU's stock when it can be) and records the reservation in @c.  The
- * reservation holds no reference: mcs_commit_charge() takes one.  Any
- * context, with a @gfp that does not allow blocking outside task context.
- *
- * Return: 0 and @c reserved, or an error and @c left idle: -ENOMEM or
- * -ENOENT from mcs_try_charge(), -EINVAL for a zero @nr_pages or for a
- * descriptor that is not idle (misuse: counted and warned about).
- */
 int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
 			gfp_t gfp, unsigned int nr_pages)
 {
@@ -158,17 +141,6 @@ int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
 }
 EXPORT_SYMBOL_GPL(mcs_try_charge_page);
 
-/**
- * mcs_commit_charge() - bind a reserved charge to its memcg
- * @c: reserved descriptor
- *
- * The descriptor becomes the owner of the charge and takes a reference on
- * the memcg, which it keeps until it is uncharged: a memcg that goes
- * offline meanwhile keeps the charge and stays allocated.  The counters do
- * not change; the memcg's statistics gain the pages.  Committing a
- * descriptor that is not reserved is misuse and changes nothing.  Any
- * context.
- */
 void mcs_commit_charge(struct mcs_charge *c)
 {
 	if (charge_misuse(c->state != MCS_CHARGE_RESERVED,
@@ -181,15 +153,6 @@ void mcs_commit_charge(struct mcs_charge *c)
 }
 EXPORT_SYMBOL_GPL(mcs_commit_charge);
 
-/**
- * mcs_cancel_charge() - return a reservation that was not committed
- * @c: reserved descriptor
- *
- * The pages go straight back to the page counters and @c becomes idle.
- * Cancelling a descriptor that is not reserved (a committed charge is
- * released with mcs_uncharge()) is misuse and changes nothing.  Any
- * context.
- */
 void mcs_cancel_charge(struct mcs_charge *c)
 {
 	if (charge_misuse(c->state != MCS_CHARGE_RESERVED,
@@ -235,17 +198,6 @@ static void uncharge_charge(struct mcs_uncharge_gather *ug, struct mcs_charge *c
 	charge_clear(c);
 }
 
-/**
- * mcs_uncharge_gather_add() - uncharge a committed charge into a gather
- * @ug: gather, set up with mcs_uncharge_gather_init()
- * @c: committed descriptor
- *
- * @c is idle on return; the counters see its pages when the run it
- * belongs to is flushed: when a descriptor of another owner is added, or
- * at mcs_uncharge_gather_flush().  Until then the gather keeps the owner
- * alive.  Adding a descriptor that is not committed is misuse and changes
- * nothing.  Any context.
- */
 void mcs_uncharge_gather_add(struct mcs_uncharge_gather *ug, struct mcs_charge *c)
 {
 	if (charge_misuse(c->state != MCS_CHARGE_COMMITTED,
@@ -255,13 +207,6 @@ void mcs_uncharge_gather_add(struct mcs_uncharge_gather *ug, struct mcs_charge *
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_gather_add);
 
-/**
- * mcs_uncharge_gather_flush() - release the run a gather holds
- * @ug: gather
- *
- * Does nothing when the gather is empty.  The gather can be reused
- * afterwards; @ug->nr_batches keeps counting.  Any context.
- */
 void mcs_uncharge_gather_flush(struct mcs_uncharge_gather *ug)
 {
 	if (ug->memcg)
@@ -269,15 +214,6 @@ void mcs_uncharge_gather_flush(struct mcs_uncharge_gather *ug)
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_gather_flush);
 
-/**
- * mcs_uncharge() - release a committed charge
- * @c: committed descriptor
- *
- * The pages go straight back to the page counters, the owner's reference
- * is dropped and @c becomes idle.  Uncharging a descriptor that is not
- * committed (never charged, only reserved, or already uncharged) is misuse
- * and changes nothing.  Any context.
- */
 void mcs_uncharge(struct mcs_charge *c)
 {
 	struct mcs_uncharge_gather ug;
@@ -291,19 +227,6 @@ void mcs_uncharge(struct mcs_charge *c)
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge);
 
-/**
- * mcs_uncharge_batch() - release many committed charges
- * @charges: descriptors, in the order the caller freed their objects
- * @nr: number of descriptors
- *
- * Consecutive descriptors with the same owner are released with one page
- * counter update and one statistics update; callers that free objects of
- * one memcg together get the most out of it.  A descriptor that is not
- * committed is misuse: it is skipped and the others are released.  Any
- * context.
- *
- * Return: the number of runs flushed, i.e. of page counter updates.
- */
 unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr)
 {
 	struct mcs_uncharge_gather ug;
@@ -317,17 +240,6 @@ unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr)
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_batch);
 
-/**
- * mcs_migrate_charge() - move a committed charge to another descriptor
- * @old: committed descriptor
- * @new: idle descriptor
- *
- * Like page migration: the charge and the owner's reference pass from
- * @old to @new, @old becomes idle and nothing is charged twice.  Counters,
- * reference count and statistics are unchanged.  Anything but a committed
- * @old and an idle @new (which also rules out @old == @new) is misuse and
- * changes nothing.  Any context; the caller owns both descriptors.
- */
 void mcs_migrate_charge(struct mcs_charge *old, struct mcs_charge *new)
 {
 	if (charge_misuse(old->state != MCS_CHARGE_COMMITTED,
@@ -344,34 +256,19 @@ void mcs_migrate_charge(struct mcs_charge *old, struct mcs_charge *new)
 }
 EXPORT_SYMBOL_GPL(mcs_migrate_charge);
 
-/**
- * mcs_charge_stat() - a memcg's charge statistic, summed over CPUs
- * @memcg: memcg
- * @item: which statistic
- *
- * Not hierarchical: only charges whose owner is @memcg count.
- *
- * Return: the value; exact when no charge of @memcg is in flight.
- */
 long mcs_charge_stat(struct mcs_memcg *memcg, enum mcs_charge_item item)
 {
 	long sum = 0;
 	int cpu;
 
-	if (WARN_ON_ONCE(item >= NR_MCS_CHARGE_ITEMS))
-		return 0;
+	if (!memcg || (unsigned int)item >= NR_MCS_CHARGE_ITEMS)
+		return -EINVAL;
 	for_each_possible_cpu(cpu)
 		sum += local_read(&per_cpu_ptr(memcg->stats, cpu)->charge[item]);
 	return sum;
 }
 EXPORT_SYMBOL_GPL(mcs_charge_stat);
 
-/**
- * mcs_charge_misuses() - charge descriptor misuse since load
- *
- * Return: how many calls were refused because the descriptor was in the
- * wrong state.  Invariant checks require this not to grow.
- */
 long mcs_charge_misuses(void)
 {
 	return atomic_long_read(&nr_misuses);

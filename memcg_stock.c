@@ -77,28 +77,12 @@ void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
 	put_cpu_ptr(memcg->stats);
 }
 
-/**
- * mcs_root_memcg() - the module's root memcg
- *
- * The root is never cached in a stock and has no limit; its counter
- * aggregates the charges of all memcgs.
- *
- * Return: the root memcg, valid while the module is loaded.
- */
 struct mcs_memcg *mcs_root_memcg(void)
 {
 	return root_memcg;
 }
 EXPORT_SYMBOL_GPL(mcs_root_memcg);
 
-/**
- * mcs_memcg_nr_alive() - memcgs allocated and not yet freed
- *
- * Counts the root too.  Invariant checks compare it before and after a run
- * to prove that no reference was leaked.
- *
- * Return: the number of live struct mcs_memcg.
- */
 long mcs_memcg_nr_alive(void)
 {
 	return atomic_long_read(&nr_alive);
@@ -186,15 +170,6 @@ long mcs_deferred_releases(void)
 }
 EXPORT_SYMBOL_GPL(mcs_deferred_releases);
 
-/**
- * mcs_wait_for_frees() - wait until released memcgs and objcgs are freed
- *
- * Freeing is deferred to RCU callbacks, which may release a parent and
- * queue further callbacks, and releases in NMI go through an irq_work
- * first.  Waits until none is pending.  Task context; sleeps.  Use before
- * comparing mcs_memcg_nr_alive() or mcs_objcg_nr_alive() with an earlier
- * value.
- */
 void mcs_wait_for_frees(void)
 {
 	do {
@@ -204,10 +179,6 @@ void mcs_wait_for_frees(void)
 }
 EXPORT_SYMBOL_GPL(mcs_wait_for_frees);
 
-/**
- * mcs_memcg_get() - take a reference
- * @memcg: memcg the caller already holds a reference on
- */
 void mcs_memcg_get(struct mcs_memcg *memcg)
 {
 	refcount_inc(&memcg->refcnt);
@@ -232,14 +203,6 @@ static void memcg_release_deferred(struct mcs_deferred *d)
 	memcg_release(container_of(d, struct mcs_memcg, deferred));
 }
 
-/**
- * mcs_memcg_put() - drop a reference
- * @memcg: memcg
- *
- * Any context, NMI included.  The last reference frees the memcg after an
- * RCU grace period (in NMI, the release itself is handed to an irq_work
- * first).  A memcg must be offline, and its charges gone, by then.
- */
 void mcs_memcg_put(struct mcs_memcg *memcg)
 {
 	if (!refcount_dec_and_test(&memcg->refcnt))
@@ -310,41 +273,17 @@ free:
 	return ERR_PTR(err);
 }
 
-/**
- * mcs_memcg_create() - create and online a memcg
- * @parent: parent memcg, or NULL for a child of the module's root
- * @name: name, for the debugfs listings (may be NULL)
- *
- * The memcg and its per-node parts come from the dedicated kmem_caches.
- * Task context.
- *
- * Return: the memcg with one reference held by the caller, or an ERR_PTR:
- * -ENOMEM, or -ENOENT when @parent is offline.
- */
+/* NULL means the root; memcg_create() pins the parent once it links the memcg in. */
 struct mcs_memcg *mcs_memcg_create(struct mcs_memcg *parent, const char *name)
 {
 	return memcg_create(parent ?: root_memcg, name);
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_create);
 
-/**
- * mcs_memcg_offline() - take a memcg offline
- * @memcg: memcg, not the root
- *
- * New charges are refused with -ENOENT from now on; existing charges stay
- * until uncharged.  The memcg's objcgs and the pages charged through them
- * move to the parent, and every CPU's stock is drained of the memcg's
- * subtree before this returns.  Offlines run one at a time from start to
- * end, so the parent is never finalised while a child's charges are still
- * on their way up.  Offlining an offline memcg does nothing.  Task
- * context; sleeps.  The caller still owns its reference and drops it with
- * mcs_memcg_put().
- *
- * Return: 0; -EBUSY when @memcg still has online children (offline them
- * first); -EINVAL for the root.
- */
 int mcs_memcg_offline(struct mcs_memcg *memcg)
 {
+	if (!memcg)
+		return -EINVAL;
 	if (mcs_memcg_is_root(memcg)) {
 		pr_warn_ratelimited("memcg_stock: the root memcg cannot be offlined\n");
 		return -EINVAL;
@@ -383,34 +322,18 @@ int mcs_memcg_offline(struct mcs_memcg *memcg)
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_offline);
 
-/**
- * mcs_memcg_id() - a memcg's id
- * @memcg: memcg
- *
- * Return: an id that is unique while the module is loaded (root is 1).
- */
 unsigned int mcs_memcg_id(struct mcs_memcg *memcg)
 {
 	return memcg->id;
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_id);
 
-/**
- * mcs_memcg_set_max() - set a memcg's limit
- * @memcg: memcg
- * @nr_pages: limit in pages
- *
- * If usage is above the limit, the stocks (which inflate usage) are drained
- * once and the limit is tried again.  Task context; sleeps.
- *
- * Return: 0; -EBUSY when usage stays above @nr_pages; -EINVAL for the
- * root (charged directly, it has no limit) or @nr_pages above
- * MCS_PAGE_COUNTER_MAX.
- */
 int mcs_memcg_set_max(struct mcs_memcg *memcg, unsigned long nr_pages)
 {
 	int ret;
 
+	if (!memcg)
+		return -EINVAL;
 	if (mcs_memcg_is_root(memcg) || nr_pages > MCS_PAGE_COUNTER_MAX) {
 		pr_warn_ratelimited("memcg_stock: limit %lu refused for memcg %u\n",
 				    nr_pages, memcg->id);
@@ -427,23 +350,12 @@ int mcs_memcg_set_max(struct mcs_memcg *memcg, unsigned long nr_pages)
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_set_max);
 
-/**
- * mcs_memcg_usage() - pages charged to a memcg's subtree
- * @memcg: memcg
- *
- * Return: page counter usage, including pages cached in stocks.
- */
 unsigned long mcs_memcg_usage(struct mcs_memcg *memcg)
 {
 	return mcs_page_counter_read(&memcg->memory);
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_usage);
 
-/**
- * mcs_memcg_stat() - snapshot of a memcg's counters and events
- * @memcg: memcg
- * @stat: filled in
- */
 void mcs_memcg_stat(struct mcs_memcg *memcg, struct mcs_memcg_stat *stat)
 {
 	int cpu, i;
@@ -747,19 +659,6 @@ static void drain_all_sync(struct mcs_memcg *root)
 	mutex_unlock(&drain_mutex);
 }
 
-/**
- * mcs_drain_all_stock() - drain every CPU's stock of a subtree
- * @root: subtree root (the module's root drains everything)
- * @sync: wait until done
- *
- * Asynchronous mode has upstream's best-effort semantics: it returns at once
- * if another drain is running, drains the current CPU directly and queues
- * work on the others without waiting for it.  Synchronous mode waits for
- * the drain mutex and returns only when no online CPU's stock holds a page
- * or a reference of the subtree (charges racing with it may refill).
- * Task context; the synchronous mode sleeps.  Outside task context the
- * call is refused (ratelimited warning) and drains nothing.
- */
 void mcs_drain_all_stock(struct mcs_memcg *root, bool sync)
 {
 	if (!in_task()) {
@@ -796,24 +695,12 @@ static bool gfp_allows_spinning(gfp_t gfp)
 	return !!(gfp & __GFP_RECLAIM);
 }
 
-/**
- * mcs_try_charge() - charge pages to a memcg
- * @memcg: memcg to charge (the caller holds a reference)
- * @gfp: allocation context; a mask without reclaim bits marks a caller that
- *	must not spin (exact charge, nothing put into the stock), without
- *	__GFP_DIRECT_RECLAIM nothing blocks, __GFP_NOFAIL forces the charge
- * @nr_pages: number of pages
- *
- * Served from this CPU's stock when possible.  Otherwise MCS_CHARGE_BATCH
- * pages (or @nr_pages if larger) are charged to the counters and the
- * surplus goes into the stock; if the limit refuses the batch, exactly
- * @nr_pages are tried; if that is refused too and the caller may block,
- * the stocks of the refusing memcg's subtree are drained once and the
- * charge retried.  Any context.
- *
- * Return: 0 on success, -ENOMEM when the limit refuses, -ENOENT when
- * @memcg is offline.  The root memcg has no limit and no stock: its
- * counter is charged directly.
+/*
+ * From this CPU's stock when it can; otherwise MCS_CHARGE_BATCH pages (or
+ * @nr_pages if larger) go to the counters and the surplus into the stock;
+ * a refused batch is retried with exactly @nr_pages; a refused exact charge
+ * drains the refusing memcg's subtree once (asynchronously) when the
+ * caller may block, then fails or is forced.
  */
 int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 {
@@ -823,8 +710,8 @@ int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 	struct mcs_memcg *over;
 	bool drained = false;
 
-	if (!nr_pages)
-		return 0;
+	if (!memcg || !nr_pages)
+		return -EINVAL;
 	/*
 	 * The root has no limit and no stock; its counter is charged only
 	 * by objcgs reparented to it, directly, so that it stays the exact
@@ -877,15 +764,6 @@ done_restock:
 }
 EXPORT_SYMBOL_GPL(mcs_try_charge);
 
-/**
- * mcs_uncharge_pages() - return pages charged with mcs_try_charge()
- * @memcg: memcg that was charged
- * @nr_pages: number of pages
- *
- * The pages go into this CPU's stock (or straight back to the counters
- * when the stock is busy, the amount is over the batch, or the memcg is
- * offline).  Any context.
- */
 void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	if (!nr_pages)

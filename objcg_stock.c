@@ -166,17 +166,12 @@ void mcs_memcg_objcg_kill(struct mcs_memcg *memcg)
 		percpu_ref_kill(&objcg->refcnt);
 }
 
-/**
- * mcs_get_objcg() - the current objcg of a memcg, with a reference
- * @memcg: memcg
- *
- * Return: the objcg, or NULL when @memcg is offline.  Drop the reference
- * with mcs_objcg_put().
- */
 struct mcs_objcg *mcs_get_objcg(struct mcs_memcg *memcg)
 {
 	struct mcs_objcg *objcg;
 
+	if (!memcg)
+		return NULL;
 	rcu_read_lock();
 	objcg = rcu_dereference(memcg->objcg);
 	if (objcg && !percpu_ref_tryget(&objcg->refcnt))
@@ -186,47 +181,24 @@ struct mcs_objcg *mcs_get_objcg(struct mcs_memcg *memcg)
 }
 EXPORT_SYMBOL_GPL(mcs_get_objcg);
 
-/**
- * mcs_objcg_get() - take another reference
- * @objcg: objcg the caller holds a reference on
- */
 void mcs_objcg_get(struct mcs_objcg *objcg)
 {
 	percpu_ref_get(&objcg->refcnt);
 }
 EXPORT_SYMBOL_GPL(mcs_objcg_get);
 
-/**
- * mcs_objcg_put() - drop a reference
- * @objcg: objcg
- *
- * Any context.  The last reference returns the objcg's leftover pages to
- * its memcg and frees it after an RCU grace period.
- */
 void mcs_objcg_put(struct mcs_objcg *objcg)
 {
 	percpu_ref_put(&objcg->refcnt);
 }
 EXPORT_SYMBOL_GPL(mcs_objcg_put);
 
-/**
- * mcs_objcg_memcg() - the memcg an objcg charges now
- * @objcg: objcg
- *
- * Return: the memcg; it changes when that memcg goes offline, so the
- * value is only a snapshot (stable under rcu_read_lock()).
- */
 struct mcs_memcg *mcs_objcg_memcg(struct mcs_objcg *objcg)
 {
 	return READ_ONCE(objcg->memcg);
 }
 EXPORT_SYMBOL_GPL(mcs_objcg_memcg);
 
-/**
- * mcs_objcg_nr_alive() - objcgs allocated and not yet freed
- *
- * Return: the count; invariant checks compare it before and after a run.
- */
 long mcs_objcg_nr_alive(void)
 {
 	return atomic_long_read(&nr_objcgs);
@@ -322,15 +294,6 @@ static bool objcg_take_leftover(struct mcs_objcg *objcg, unsigned int nr_bytes)
 	return true;
 }
 
-/**
- * mcs_objcg_leftover_bytes() - charged bytes an objcg holds outside any stock
- * @objcg: objcg
- *
- * Sub-page remainders of drains, of busy stocks and of the stockless mode
- * gather here.  Any context.
- *
- * Return: bytes, always below PAGE_SIZE once concurrent updates finish.
- */
 unsigned int mcs_objcg_leftover_bytes(struct mcs_objcg *objcg)
 {
 	return atomic_read(&objcg->nr_charged_bytes);
@@ -531,13 +494,20 @@ static void __account_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *s
 	}
 }
 
-/* A byte size the model accepts: see MCS_OBJ_SIZE_MAX. */
-static bool obj_args_ok(size_t size, bool account, int nid, enum mcs_slab_item item)
+/* A node and a statistic that the per-node slab statistics have. */
+static bool slab_stat_args_ok(int nid, enum mcs_slab_item item)
 {
-	if (size > MCS_OBJ_SIZE_MAX)
+	return nid >= 0 && nid < nr_node_ids && node_possible(nid) &&
+	       (unsigned int)item < NR_MCS_SLAB_ITEMS;
+}
+
+/* Arguments of a byte charge or uncharge the model accepts. */
+static bool obj_args_ok(struct mcs_objcg *objcg, size_t size, bool account,
+			int nid, enum mcs_slab_item item)
+{
+	if (!objcg || !size || size > MCS_OBJ_SIZE_MAX)
 		return false;
-	return !account || (nid >= 0 && nid < nr_node_ids && node_possible(nid) &&
-			    (unsigned int)item < NR_MCS_SLAB_ITEMS);
+	return !account || slab_stat_args_ok(nid, item);
 }
 
 /*
@@ -601,9 +571,9 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 {
 	int ret;
 
-	if (!obj_args_ok(size, account, nid, item))
+	if (!obj_args_ok(objcg, size, account, nid, item))
 		return -EINVAL;
-	if (objcg->is_root || !size)
+	if (objcg->is_root)
 		return 0;
 
 	if (mcs_mode_consume_bytes(objcg, size, account, nid, item))
@@ -619,29 +589,20 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 static int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 			enum mcs_slab_item item, bool account)
 {
-	if (!obj_args_ok(size, account, nid, item)) {
+	if (!obj_args_ok(objcg, size, account, nid, item)) {
 		pr_warn_ratelimited("memcg_stock: byte uncharge of %zu (node %d, item %d) refused\n",
 				    size, nid, item);
 		return -EINVAL;
 	}
-	if (objcg->is_root || !size)
+	if (objcg->is_root)
 		return 0;
 	mcs_mode_refill_bytes(objcg, size, true, account, -(int)size, nid, item);
 	return 0;
 }
 
-/**
- * mcs_obj_charge() - charge bytes to an objcg
- * @objcg: objcg (the caller holds a reference)
- * @gfp: allocation context, as for mcs_try_charge()
- * @size: bytes
- *
- * Served from this CPU's obj stock when possible; otherwise whole pages
- * are charged and the rest of the last page is kept in the stock.  Any
- * context.
- *
- * Return: 0; -ENOMEM when a limit refuses the pages; -EINVAL when @size
- * is above MCS_OBJ_SIZE_MAX.
+/*
+ * The rest of the last page charged stays in the stock (or on the objcg's
+ * leftover) for the next charge.
  */
 int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 {
@@ -649,36 +610,12 @@ int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 }
 EXPORT_SYMBOL_GPL(mcs_obj_charge);
 
-/**
- * mcs_obj_uncharge() - return bytes charged with mcs_obj_charge()
- * @objcg: objcg that was charged
- * @size: bytes
- *
- * Any context.
- *
- * Return: 0, or -EINVAL (nothing changed) when @size is above
- * MCS_OBJ_SIZE_MAX.
- */
 int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 {
 	return obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false);
 }
 EXPORT_SYMBOL_GPL(mcs_obj_uncharge);
 
-/**
- * mcs_obj_charge_account() - charge bytes and account them as slab
- * @objcg: objcg (the caller holds a reference)
- * @gfp: allocation context
- * @size: bytes
- * @nid: node of the object
- * @item: which slab statistic
- *
- * Like mcs_obj_charge() plus the per-node slab statistic of the memcg, both
- * under one trylock of the obj stock, like a slab allocation hook.
- *
- * Return: 0, -ENOMEM, or -EINVAL for a node that does not exist, an
- * unknown @item, or @size above MCS_OBJ_SIZE_MAX.
- */
 int mcs_obj_charge_account(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 			   int nid, enum mcs_slab_item item)
 {
@@ -686,17 +623,6 @@ int mcs_obj_charge_account(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 }
 EXPORT_SYMBOL_GPL(mcs_obj_charge_account);
 
-/**
- * mcs_obj_uncharge_account() - uncharge bytes charged with mcs_obj_charge_account()
- * @objcg: objcg that was charged
- * @size: bytes
- * @nid: node given at charge time
- * @item: statistic given at charge time
- *
- * Any context.
- *
- * Return: 0, or -EINVAL (nothing changed) for a bad @nid, @item or @size.
- */
 int mcs_obj_uncharge_account(struct mcs_objcg *objcg, size_t size, int nid,
 			     enum mcs_slab_item item)
 {
@@ -704,19 +630,10 @@ int mcs_obj_uncharge_account(struct mcs_objcg *objcg, size_t size, int nid,
 }
 EXPORT_SYMBOL_GPL(mcs_obj_uncharge_account);
 
-/**
- * mcs_memcg_slab_stat() - flushed slab statistic of a memcg on a node
- * @memcg: memcg
- * @nid: node
- * @item: statistic
- *
- * Deltas still cached in obj stocks are not included: drain first for an
- * exact value.
- *
- * Return: bytes.
- */
 long mcs_memcg_slab_stat(struct mcs_memcg *memcg, int nid, enum mcs_slab_item item)
 {
+	if (!memcg || !slab_stat_args_ok(nid, item))
+		return -EINVAL;
 	return atomic_long_read(&memcg->nodeinfo[nid]->slab_b[item]);
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_slab_stat);

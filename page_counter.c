@@ -17,11 +17,6 @@
 /* Uncharges that would have taken a counter below zero, since load. */
 static atomic_long_t underflows = ATOMIC_LONG_INIT(0);
 
-/**
- * mcs_page_counter_init() - initialise a counter
- * @counter: counter to initialise
- * @parent: counter that is charged along with @counter, or NULL
- */
 void mcs_page_counter_init(struct mcs_page_counter *counter,
 			   struct mcs_page_counter *parent)
 {
@@ -72,14 +67,6 @@ static void page_counter_update_watermark(struct mcs_page_counter *counter,
 		WRITE_ONCE(counter->watermark, usage);
 }
 
-/**
- * mcs_page_counter_charge() - charge pages regardless of the limits
- * @counter: counter to charge (and all its ancestors)
- * @nr_pages: number of pages
- *
- * Used for charges that must not fail (__GFP_NOFAIL); usage may end up
- * above max.
- */
 void mcs_page_counter_charge(struct mcs_page_counter *counter,
 			     unsigned long nr_pages)
 {
@@ -91,16 +78,6 @@ void mcs_page_counter_charge(struct mcs_page_counter *counter,
 }
 EXPORT_SYMBOL_GPL(mcs_page_counter_charge);
 
-/**
- * mcs_page_counter_try_charge() - charge pages within the limits
- * @counter: counter to charge (and all its ancestors)
- * @nr_pages: number of pages
- * @fail: set to the counter that refused the charge
- *
- * Return: true on success.  On failure no counter keeps any part of the
- * charge, the refusing counter's failcnt is incremented and *@fail points
- * to it.
- */
 bool mcs_page_counter_try_charge(struct mcs_page_counter *counter,
 				 unsigned long nr_pages,
 				 struct mcs_page_counter **fail)
@@ -139,14 +116,6 @@ failed:
 }
 EXPORT_SYMBOL_GPL(mcs_page_counter_try_charge);
 
-/**
- * mcs_page_counter_uncharge() - uncharge pages
- * @counter: counter to uncharge (and all its ancestors)
- * @nr_pages: number of pages
- *
- * Uncharging more than is charged is a caller bug: the counter is clamped
- * at zero, a warning is printed and mcs_page_counter_underflows() grows.
- */
 void mcs_page_counter_uncharge(struct mcs_page_counter *counter,
 			       unsigned long nr_pages)
 {
@@ -157,15 +126,6 @@ void mcs_page_counter_uncharge(struct mcs_page_counter *counter,
 }
 EXPORT_SYMBOL_GPL(mcs_page_counter_uncharge);
 
-/**
- * mcs_page_counter_set_max() - set the limit
- * @counter: counter
- * @nr_pages: new limit in pages
- *
- * Callers serialise set_max calls on one counter.  May sleep.
- *
- * Return: 0, or -EBUSY if usage is already above @nr_pages.
- */
 int mcs_page_counter_set_max(struct mcs_page_counter *counter,
 			     unsigned long nr_pages)
 {
@@ -194,12 +154,6 @@ int mcs_page_counter_set_max(struct mcs_page_counter *counter,
 }
 EXPORT_SYMBOL_GPL(mcs_page_counter_set_max);
 
-/**
- * mcs_page_counter_underflows() - number of clamped underflows since load
- *
- * Return: how many uncharges would have taken a counter below zero.
- * Invariant checks require this to stay 0.
- */
 long mcs_page_counter_underflows(void)
 {
 	return atomic_long_read(&underflows);

@@ -30,24 +30,13 @@ static const char * const mode_names[NR_MCS_MODES] = {
 	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
 };
 
-/**
- * mcs_stock_mode_name() - name of a stock mode
- * @mode: mode
- *
- * Return: "decoupled", "coupled", "none", "coupled-noirq" (the benchmark's
- * control), or NULL for an invalid mode.
- */
+/* The contract of the three exported functions is in memcg_stock.h. */
 const char *mcs_stock_mode_name(enum mcs_stock_mode mode)
 {
 	return (unsigned int)mode < NR_MCS_MODES ? mode_names[mode] : NULL;
 }
 EXPORT_SYMBOL_GPL(mcs_stock_mode_name);
 
-/**
- * mcs_stock_get_mode() - the stock mode in use
- *
- * Return: the current mode.
- */
 enum mcs_stock_mode mcs_stock_get_mode(void)
 {
 	return mcs_stock_mode_now();
@@ -72,19 +61,6 @@ int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 	return 0;
 }
 
-/**
- * mcs_stock_set_mode() - switch the per-CPU caching design
- * @mode: new mode
- *
- * Every stock of every mode is drained around the switch, and between the
- * two drains an RCU grace period waits for every refill that read the old
- * mode: once this returns, no stock but the new mode's holds anything,
- * and none will.  Charges racing with the switch stay exact.  Task
- * context; sleeps.
- *
- * Return: 0, or -EINVAL for an unknown mode and for the benchmark-only
- * control MCS_MODE_COUPLED_NOIRQ.
- */
 int mcs_stock_set_mode(enum mcs_stock_mode mode)
 {
 	if (mode == MCS_MODE_COUPLED_NOIRQ)

@@ -438,6 +438,41 @@ static void stock_offline_order_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_try_charge(parent, GFP_KERNEL, 1), -ENOENT);
 }
 
+/* a charge of no pages is a caller's mistake: refused, nothing changes */
+static void stock_charge_zero_pages_refused(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	unsigned long root_usage = mcs_memcg_usage(mcs_root_memcg());
+
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_KERNEL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(mcs_root_memcg(), GFP_KERNEL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_MISS), 0UL);
+	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_HIT), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), root_usage);
+}
+
+/* no memcg: every function that can return an error returns -EINVAL */
+static void stock_null_memcg_refused(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, mcs_try_charge(NULL, GFP_KERNEL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_set_max(NULL, 10), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(NULL, first_node(node_possible_map),
+						  MCS_SLAB_RECLAIMABLE), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_charge_stat(NULL, MCS_PGPGIN), (long)-EINVAL);
+}
+
+/* a charge statistic that does not exist is an error, not a warning */
+static void stock_charge_stat_bad_item_refused(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+
+	KUNIT_EXPECT_EQ(test, mcs_charge_stat(memcg, MCS_PGPGIN), 0L);
+	KUNIT_EXPECT_EQ(test, mcs_charge_stat(memcg, NR_MCS_CHARGE_ITEMS), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_charge_stat(memcg, (enum mcs_charge_item)-1), (long)-EINVAL);
+}
+
 /*
  * A child and its parent offlined at the same time, the parent the moment
  * the child is marked offline: the parent must not be finalised before
@@ -630,6 +665,9 @@ static struct kunit_case memcg_stock_cases[] = {
 	KUNIT_CASE(stock_drain_async),
 	KUNIT_CASE(stock_offline_refuses_and_drains),
 	KUNIT_CASE(stock_offline_order_refused),
+	KUNIT_CASE(stock_charge_zero_pages_refused),
+	KUNIT_CASE(stock_null_memcg_refused),
+	KUNIT_CASE(stock_charge_stat_bad_item_refused),
 	KUNIT_CASE_SLOW(stock_offline_child_parent_race),
 	KUNIT_CASE(stock_hotplug_drains_dead_cpu),
 	KUNIT_CASE_SLOW(stock_all_contexts_exact),

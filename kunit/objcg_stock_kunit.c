@@ -252,6 +252,58 @@ static void obj_slab_stats_exact(struct kunit *test)
 	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
 }
 
+/* a node or statistic the memcg does not have is an error, not a stray read */
+static void obj_slab_stat_bad_args_refused(struct kunit *test)
+{
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	int nid = first_node(node_possible_map);
+	int bad;
+
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, nid, MCS_SLAB_RECLAIMABLE), 0L);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, nid, NR_MCS_SLAB_ITEMS), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, nid, (enum mcs_slab_item)-1),
+			(long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, -1, MCS_SLAB_RECLAIMABLE), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, nr_node_ids, MCS_SLAB_RECLAIMABLE),
+			(long)-EINVAL);
+	/* a hole in the possible map, where there is one */
+	for (bad = 0; bad < nr_node_ids; bad++)
+		if (!node_possible(bad))
+			KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg, bad, MCS_SLAB_RECLAIMABLE),
+					(long)-EINVAL);
+}
+
+/* every byte charge and uncharge function refuses (@objcg, @size) */
+static void expect_byte_calls_refused(struct kunit *test, struct mcs_objcg *objcg, size_t size)
+{
+	int nid = first_node(node_possible_map);
+
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, size), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge(objcg, size), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(objcg, GFP_KERNEL, size, nid,
+						     MCS_SLAB_RECLAIMABLE), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge_account(objcg, size, nid, MCS_SLAB_RECLAIMABLE),
+			-EINVAL);
+}
+
+/* a byte charge or uncharge of nothing is a caller's mistake: refused */
+static void obj_size_zero_refused(struct kunit *test)
+{
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
+
+	expect_byte_calls_refused(test, objcg, 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
+}
+
+/* no objcg: the byte functions refuse, the lookup of no memcg finds none */
+static void obj_null_objcg_refused(struct kunit *test)
+{
+	expect_byte_calls_refused(test, NULL, 8);
+	KUNIT_EXPECT_NULL(test, mcs_get_objcg(NULL));
+}
+
 static long fill_obj_this_cpu(void *arg)
 {
 	struct mcs_objcg *objcg = arg;
@@ -522,6 +574,9 @@ static struct kunit_case obj_stock_cases[] = {
 	KUNIT_CASE(obj_thrash_more_objcgs_than_slots),
 	KUNIT_CASE(obj_trylock_held_falls_back),
 	KUNIT_CASE(obj_slab_stats_exact),
+	KUNIT_CASE(obj_slab_stat_bad_args_refused),
+	KUNIT_CASE(obj_size_zero_refused),
+	KUNIT_CASE(obj_null_objcg_refused),
 	KUNIT_CASE(obj_drain_all),
 	KUNIT_CASE(obj_hotplug_drains_dead_cpu),
 	KUNIT_CASE(obj_leftover_below_a_page),
