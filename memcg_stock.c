@@ -163,12 +163,20 @@ void mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferr
 	irq_work_queue(&deferred_work);
 }
 
-/* Releases handed over from NMI since load: tests prove the deferral ran. */
+/**
+ * mcs_deferred_releases() - releases handed over from NMI since load
+ *
+ * For the KUnit module (namespace MCS_NS): a test proves with it that the
+ * deferral ran.  Any context.
+ *
+ * Return: how many last references dropped in NMI went through the
+ * irq_work deferral.
+ */
 long mcs_deferred_releases(void)
 {
 	return atomic_long_read(&nr_deferred);
 }
-EXPORT_SYMBOL_GPL(mcs_deferred_releases);
+EXPORT_SYMBOL_NS_GPL(mcs_deferred_releases, MCS_NS);
 
 void mcs_wait_for_frees(void)
 {
