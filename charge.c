@@ -6,13 +6,13 @@
  *
  * A struct mcs_charge plays the role of a page's memcg binding:
  *
- *	mcs_try_charge_page()	reserve: charge the counters (stock fast path)
- *	mcs_commit_charge()	bind: the descriptor now owns the charge and a
+ *	mcs_charge_try()	reserve: charge the counters (stock fast path)
+ *	mcs_charge_commit()	bind: the descriptor now owns the charge and a
  *				reference on the memcg
- *	mcs_cancel_charge()	abort an uncommitted reservation
- *	mcs_uncharge()		release a committed charge ("at free"); many
- *				at once through a gather or mcs_uncharge_batch()
- *	mcs_migrate_charge()	move a committed charge to another descriptor
+ *	mcs_charge_cancel()	abort an uncommitted reservation
+ *	mcs_charge_uncharge()		release a committed charge ("at free"); many
+ *				at once through a gather or mcs_charge_uncharge_batch()
+ *	mcs_charge_migrate()	move a committed charge to another descriptor
  *
  * Cancel and uncharge return pages straight to the page counters, never
  * into the stock, as upstream's uncharge at free does: objects are freed
@@ -23,7 +23,7 @@
  * for the whole run.
  *
  * Context rules: every function here may run in task, softirq or hardirq
- * context.  mcs_try_charge_page() inherits mcs_try_charge()'s rule that a
+ * context.  mcs_charge_try() inherits mcs_charge_pages()'s rule that a
  * gfp mask allowing blocking means task context.  The page counters are
  * atomic, the statistics are per-CPU local_t updated with preemption
  * disabled, and mcs_memcg_put() frees after an RCU grace period; nothing
@@ -112,7 +112,7 @@ static void charge_clear(struct mcs_charge *c)
 }
 
 /*
- * Straight to the counters, the root's included (mcs_try_charge() charges
+ * Straight to the counters, the root's included (mcs_charge_pages() charges
  * the root directly): see the top of the file for why not the stock.
  */
 static void uncharge_counters(struct mcs_memcg *memcg, unsigned long nr_pages)
@@ -120,8 +120,8 @@ static void uncharge_counters(struct mcs_memcg *memcg, unsigned long nr_pages)
 	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 }
 
-int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
-			gfp_t gfp, unsigned int nr_pages)
+int mcs_charge_try(struct mcs_charge *c, struct mcs_memcg *memcg,
+		   gfp_t gfp, unsigned int nr_pages)
 {
 	int ret;
 
@@ -131,7 +131,7 @@ int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
 	if (!nr_pages)
 		return -EINVAL;
 
-	ret = mcs_try_charge(memcg, gfp, nr_pages);
+	ret = mcs_charge_pages(memcg, gfp, nr_pages);
 	if (ret)
 		return ret;
 	c->memcg = memcg;
@@ -139,9 +139,9 @@ int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
 	c->state = MCS_CHARGE_RESERVED;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(mcs_try_charge_page);
+EXPORT_SYMBOL_GPL(mcs_charge_try);
 
-void mcs_commit_charge(struct mcs_charge *c)
+void mcs_charge_commit(struct mcs_charge *c)
 {
 	if (charge_misuse(c->state != MCS_CHARGE_RESERVED,
 			  "commit of a charge descriptor that is %s", state_name(c)))
@@ -151,9 +151,9 @@ void mcs_commit_charge(struct mcs_charge *c)
 	charge_statistics(c->memcg, c->nr_pages, 1, 0);
 	c->state = MCS_CHARGE_COMMITTED;
 }
-EXPORT_SYMBOL_GPL(mcs_commit_charge);
+EXPORT_SYMBOL_GPL(mcs_charge_commit);
 
-void mcs_cancel_charge(struct mcs_charge *c)
+void mcs_charge_cancel(struct mcs_charge *c)
 {
 	if (charge_misuse(c->state != MCS_CHARGE_RESERVED,
 			  "cancel of a charge descriptor that is %s", state_name(c)))
@@ -162,7 +162,7 @@ void mcs_cancel_charge(struct mcs_charge *c)
 	uncharge_counters(c->memcg, c->nr_pages);
 	charge_clear(c);
 }
-EXPORT_SYMBOL_GPL(mcs_cancel_charge);
+EXPORT_SYMBOL_GPL(mcs_charge_cancel);
 
 /*
  * Flush the run: one counter update, one statistics update, then the
@@ -214,7 +214,7 @@ void mcs_uncharge_gather_flush(struct mcs_uncharge_gather *ug)
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_gather_flush);
 
-void mcs_uncharge(struct mcs_charge *c)
+void mcs_charge_uncharge(struct mcs_charge *c)
 {
 	struct mcs_uncharge_gather ug;
 
@@ -225,9 +225,9 @@ void mcs_uncharge(struct mcs_charge *c)
 	uncharge_charge(&ug, c);
 	uncharge_batch(&ug);
 }
-EXPORT_SYMBOL_GPL(mcs_uncharge);
+EXPORT_SYMBOL_GPL(mcs_charge_uncharge);
 
-unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr)
+unsigned long mcs_charge_uncharge_batch(struct mcs_charge **charges, unsigned int nr)
 {
 	struct mcs_uncharge_gather ug;
 	unsigned int i;
@@ -238,9 +238,9 @@ unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr)
 	mcs_uncharge_gather_flush(&ug);
 	return ug.nr_batches;
 }
-EXPORT_SYMBOL_GPL(mcs_uncharge_batch);
+EXPORT_SYMBOL_GPL(mcs_charge_uncharge_batch);
 
-void mcs_migrate_charge(struct mcs_charge *old, struct mcs_charge *new)
+void mcs_charge_migrate(struct mcs_charge *old, struct mcs_charge *new)
 {
 	if (charge_misuse(old->state != MCS_CHARGE_COMMITTED,
 			  "migrate from a charge descriptor that is %s", state_name(old)))
@@ -254,7 +254,7 @@ void mcs_migrate_charge(struct mcs_charge *old, struct mcs_charge *new)
 	new->state = MCS_CHARGE_COMMITTED;
 	charge_clear(old);
 }
-EXPORT_SYMBOL_GPL(mcs_migrate_charge);
+EXPORT_SYMBOL_GPL(mcs_charge_migrate);
 
 long mcs_charge_stat(struct mcs_memcg *memcg, enum mcs_charge_item item)
 {

@@ -9,7 +9,7 @@
  * surplus is put in the stock.  Uncharges go back into the stock.
  *
  * Context rules:
- *  - consume_stock(), refill_stock(), mcs_try_charge() and
+ *  - consume_stock(), refill_stock(), mcs_charge_pages() and
  *    mcs_uncharge_pages() may run in any context: task, softirq, hardirq.
  *    They only ever trylock the stock and never disable interrupts.  When
  *    the trylock fails (an interrupt arrived while this CPU's stock was
@@ -710,7 +710,7 @@ static bool gfp_allows_spinning(gfp_t gfp)
  * drains the refusing memcg's subtree once (asynchronously) when the
  * caller may block, then fails or is forced.
  */
-int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
+int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 {
 	unsigned int batch = max(MCS_CHARGE_BATCH, nr_pages);
 	struct mcs_page_counter *fail;
@@ -749,7 +749,7 @@ retry:
 	}
 
 	over = container_of(fail, struct mcs_memcg, memory);
-	mcs_memcg_event(over, MCS_MAX_EVENT);
+	mcs_memcg_event(over, MCS_LIMIT_REFUSAL);
 	trace_mcs_limit_refusal(memcg->id, over->id, nr_pages);
 	/* a drain runs work functions: task context only, whatever @gfp says */
 	if (!drained && gfpflags_allow_blocking(gfp) && in_task()) {
@@ -770,7 +770,7 @@ done_restock:
 		mcs_mode_refill_pages(memcg, batch - nr_pages);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(mcs_try_charge);
+EXPORT_SYMBOL_GPL(mcs_charge_pages);
 
 void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 {

@@ -150,7 +150,7 @@ struct mcs_memcg;
  * @MCS_TRYLOCK_FAIL: a stock trylock failed and the fallback path was taken
  * @MCS_REFILL: pages put into a stock slot
  * @MCS_DRAIN: a stock slot of this memcg was drained
- * @MCS_MAX_EVENT: a charge was refused by this memcg's limit
+ * @MCS_LIMIT_REFUSAL: a charge was refused by this memcg's limit
  * @MCS_FORCE_CHARGE: a __GFP_NOFAIL charge was forced over the limit
  * @NR_MCS_EVENTS: number of events
  */
@@ -160,7 +160,7 @@ enum mcs_memcg_event {
 	MCS_TRYLOCK_FAIL,
 	MCS_REFILL,
 	MCS_DRAIN,
-	MCS_MAX_EVENT,
+	MCS_LIMIT_REFUSAL,
 	MCS_FORCE_CHARGE,
 	NR_MCS_EVENTS,
 };
@@ -302,7 +302,7 @@ void mcs_memcg_stat(struct mcs_memcg *memcg, struct mcs_memcg_stat *stat);
 #define MCS_CHARGE_BATCH	64U
 
 /**
- * mcs_try_charge() - charge pages to a memcg
+ * mcs_charge_pages() - charge pages to a memcg
  * @memcg: memcg to charge, which the caller holds a reference on
  * @gfp: allocation context: a mask without reclaim bits marks a caller
  *	that must not spin (exact charge, nothing put into the stock);
@@ -322,10 +322,10 @@ void mcs_memcg_stat(struct mcs_memcg *memcg, struct mcs_memcg_stat *stat);
  * @memcg is offline, whatever @gfp; -EINVAL for a NULL @memcg or a zero
  * @nr_pages.  Nothing is charged on error.
  */
-int mcs_try_charge(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages);
+int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages);
 
 /**
- * mcs_uncharge_pages() - return pages charged with mcs_try_charge()
+ * mcs_uncharge_pages() - return pages charged with mcs_charge_pages()
  * @memcg: memcg that was charged (not NULL)
  * @nr_pages: number of pages; 0 does nothing
  *
@@ -440,7 +440,7 @@ struct mcs_objcg;
 #define MCS_OBJ_SIZE_MAX	KMALLOC_MAX_SIZE
 
 /**
- * mcs_get_objcg() - look up a memcg's current objcg and take a reference
+ * mcs_memcg_tryget_objcg() - look up a memcg's current objcg and take a reference
  * @memcg: memcg
  *
  * A lookup that may fail, unlike mcs_objcg_get().  The root's objcg is
@@ -451,7 +451,7 @@ struct mcs_objcg;
  * with mcs_objcg_put(); or NULL when @memcg is NULL, offline or going
  * offline (its objcg has moved to the parent).
  */
-struct mcs_objcg *mcs_get_objcg(struct mcs_memcg *memcg);
+struct mcs_objcg *mcs_memcg_tryget_objcg(struct mcs_memcg *memcg);
 
 /**
  * mcs_objcg_get() - take another reference
@@ -492,15 +492,15 @@ struct mcs_memcg *mcs_objcg_memcg(struct mcs_objcg *objcg);
 /**
  * mcs_obj_charge() - charge bytes to an objcg
  * @objcg: objcg, which the caller holds a reference on
- * @gfp: allocation context, as for mcs_try_charge()
+ * @gfp: allocation context, as for mcs_charge_pages()
  * @size: bytes, from 1 to MCS_OBJ_SIZE_MAX
  *
  * Served from this CPU's obj stock when possible; otherwise whole pages
- * are charged through mcs_try_charge() and the rest of the last page is
+ * are charged through mcs_charge_pages() and the rest of the last page is
  * kept for later charges.  An objcg whose memcg went offline charges the
  * parent.  The charge holds no reference on @objcg.  Any context, NMI
  * included (gfp without reclaim bits there); sleeps only as
- * mcs_try_charge() does.
+ * mcs_charge_pages() does.
  *
  * Return: 0, also for the root's objcg, which charges nothing; -ENOMEM
  * when a limit refuses the pages and @gfp has no __GFP_NOFAIL; -EINVAL for
@@ -531,7 +531,7 @@ int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size);
 /**
  * mcs_obj_charge_account() - charge bytes and account them as slab
  * @objcg: objcg, which the caller holds a reference on
- * @gfp: allocation context, as for mcs_try_charge()
+ * @gfp: allocation context, as for mcs_charge_pages()
  * @size: bytes, from 1 to MCS_OBJ_SIZE_MAX
  * @nid: node of the object: 0 <= @nid < nr_node_ids and node_possible()
  * @item: which slab statistic, below NR_MCS_SLAB_ITEMS
@@ -598,9 +598,9 @@ long mcs_memcg_slab_stat(struct mcs_memcg *memcg, int nid, enum mcs_slab_item it
  * enum mcs_charge_state - where a charge descriptor is in its lifetime
  * @MCS_CHARGE_IDLE: nothing charged: never used, cancelled, uncharged, or
  *	migrated away.  A zero-filled descriptor is idle.
- * @MCS_CHARGE_RESERVED: mcs_try_charge_page() charged the counters; the
+ * @MCS_CHARGE_RESERVED: mcs_charge_try() charged the counters; the
  *	charge is not bound to an owner yet and holds no reference
- * @MCS_CHARGE_COMMITTED: mcs_commit_charge() bound the charge; the
+ * @MCS_CHARGE_COMMITTED: mcs_charge_commit() bound the charge; the
  *	descriptor holds a reference on its owner until it is uncharged
  */
 enum mcs_charge_state {
@@ -700,28 +700,28 @@ enum mcs_charge_item {
 };
 
 /**
- * mcs_try_charge_page() - reserve a charge
+ * mcs_charge_try() - reserve a charge
  * @c: idle descriptor
  * @memcg: memcg to charge; the caller holds a reference on it until the
  *	reservation is committed or cancelled
- * @gfp: allocation context, as for mcs_try_charge()
+ * @gfp: allocation context, as for mcs_charge_pages()
  * @nr_pages: number of pages, at least 1
  *
- * Charges @nr_pages to @memcg through mcs_try_charge() (served from this
+ * Charges @nr_pages to @memcg through mcs_charge_pages() (served from this
  * CPU's stock when it can be) and records the reservation in @c.  The
- * reservation holds no reference: mcs_commit_charge() takes one.  Context
- * and sleeping as for mcs_try_charge().
+ * reservation holds no reference: mcs_charge_commit() takes one.  Context
+ * and sleeping as for mcs_charge_pages().
  *
  * Return: 0 and @c reserved, or an error and @c unchanged: -ENOMEM or
- * -ENOENT from mcs_try_charge(); -EINVAL for a NULL @memcg, a zero
+ * -ENOENT from mcs_charge_pages(); -EINVAL for a NULL @memcg, a zero
  * @nr_pages, or a descriptor that is not idle (misuse: counted and warned
  * about).
  */
-int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
-			gfp_t gfp, unsigned int nr_pages);
+int mcs_charge_try(struct mcs_charge *c, struct mcs_memcg *memcg,
+		   gfp_t gfp, unsigned int nr_pages);
 
 /**
- * mcs_commit_charge() - bind a reserved charge to its memcg
+ * mcs_charge_commit() - bind a reserved charge to its memcg
  * @c: reserved descriptor
  *
  * The descriptor becomes the owner of the charge and takes a reference on
@@ -731,21 +731,21 @@ int mcs_try_charge_page(struct mcs_charge *c, struct mcs_memcg *memcg,
  * descriptor that is not reserved is misuse and changes nothing.  Any
  * context, NMI included; never sleeps.
  */
-void mcs_commit_charge(struct mcs_charge *c);
+void mcs_charge_commit(struct mcs_charge *c);
 
 /**
- * mcs_cancel_charge() - return a reservation that was not committed
+ * mcs_charge_cancel() - return a reservation that was not committed
  * @c: reserved descriptor
  *
  * The pages go straight back to the page counters, never into a stock,
  * and @c becomes idle.  Cancelling a descriptor that is not reserved (a
- * committed charge is released with mcs_uncharge()) is misuse and changes
+ * committed charge is released with mcs_charge_uncharge()) is misuse and changes
  * nothing.  Any context, NMI included; never sleeps.
  */
-void mcs_cancel_charge(struct mcs_charge *c);
+void mcs_charge_cancel(struct mcs_charge *c);
 
 /**
- * mcs_uncharge() - release a committed charge
+ * mcs_charge_uncharge() - release a committed charge
  * @c: committed descriptor
  *
  * The pages go straight back to the page counters, the owner's reference
@@ -754,7 +754,7 @@ void mcs_cancel_charge(struct mcs_charge *c);
  * charged, only reserved, or already uncharged) is misuse and changes
  * nothing.  Any context, NMI included; never sleeps.
  */
-void mcs_uncharge(struct mcs_charge *c);
+void mcs_charge_uncharge(struct mcs_charge *c);
 
 /**
  * mcs_uncharge_gather_add() - uncharge a committed charge into a gather
@@ -781,7 +781,7 @@ void mcs_uncharge_gather_add(struct mcs_uncharge_gather *ug, struct mcs_charge *
 void mcs_uncharge_gather_flush(struct mcs_uncharge_gather *ug);
 
 /**
- * mcs_uncharge_batch() - release many committed charges
+ * mcs_charge_uncharge_batch() - release many committed charges
  * @charges: descriptors (no NULL entries), in the order the caller freed
  *	their objects
  * @nr: number of descriptors; 0 does nothing
@@ -794,10 +794,10 @@ void mcs_uncharge_gather_flush(struct mcs_uncharge_gather *ug);
  *
  * Return: the number of runs flushed, i.e. of page counter updates.
  */
-unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr);
+unsigned long mcs_charge_uncharge_batch(struct mcs_charge **charges, unsigned int nr);
 
 /**
- * mcs_migrate_charge() - move a committed charge to another descriptor
+ * mcs_charge_migrate() - move a committed charge to another descriptor
  * @old: committed descriptor
  * @new: idle descriptor
  *
@@ -808,7 +808,7 @@ unsigned long mcs_uncharge_batch(struct mcs_charge **charges, unsigned int nr);
  * changes nothing.  Any context, NMI included; the caller owns both
  * descriptors.
  */
-void mcs_migrate_charge(struct mcs_charge *old, struct mcs_charge *new);
+void mcs_charge_migrate(struct mcs_charge *old, struct mcs_charge *new);
 
 /**
  * mcs_charge_stat() - a memcg's charge statistic, summed over CPUs

@@ -5,7 +5,7 @@
  * An objcg owns byte charges on behalf of a memcg.  Bytes are served from
  * this CPU's obj stock, which caches pre-charged bytes for up to
  * NR_OBJ_STOCK objcgs plus one pair of slab-statistics deltas.  Whole
- * pages are charged to the memcg (through mcs_try_charge(), so through the
+ * pages are charged to the memcg (through mcs_charge_pages(), so through the
  * memcg stock) when the obj stock runs dry, and returned when a slot holds
  * more than a page.
  *
@@ -166,7 +166,7 @@ void mcs_memcg_objcg_kill(struct mcs_memcg *memcg)
 		percpu_ref_kill(&objcg->refcnt);
 }
 
-struct mcs_objcg *mcs_get_objcg(struct mcs_memcg *memcg)
+struct mcs_objcg *mcs_memcg_tryget_objcg(struct mcs_memcg *memcg)
 {
 	struct mcs_objcg *objcg;
 
@@ -179,7 +179,7 @@ struct mcs_objcg *mcs_get_objcg(struct mcs_memcg *memcg)
 	rcu_read_unlock();
 	return objcg;
 }
-EXPORT_SYMBOL_GPL(mcs_get_objcg);
+EXPORT_SYMBOL_GPL(mcs_memcg_tryget_objcg);
 
 void mcs_objcg_get(struct mcs_objcg *objcg)
 {
@@ -208,7 +208,7 @@ EXPORT_SYMBOL_GPL(mcs_objcg_nr_alive);
 /* ---- page charges through an objcg --------------------------------------- */
 
 /*
- * Charge whole pages to the objcg's memcg.  mcs_try_charge() never sleeps
+ * Charge whole pages to the objcg's memcg.  mcs_charge_pages() never sleeps
  * (its drain is the asynchronous one), so it can run inside the RCU
  * section that makes the charge and the objcg_pages update one unit with
  * respect to reparenting.  -ENOENT means the memcg went offline after we
@@ -222,7 +222,7 @@ static int objcg_charge_pages(struct mcs_objcg *objcg, gfp_t gfp, unsigned int n
 	do {
 		rcu_read_lock();
 		memcg = READ_ONCE(objcg->memcg);
-		ret = mcs_try_charge(memcg, gfp, nr_pages);
+		ret = mcs_charge_pages(memcg, gfp, nr_pages);
 		if (!ret)
 			atomic_long_add(nr_pages, &memcg->objcg_pages);
 		rcu_read_unlock();

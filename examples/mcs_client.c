@@ -28,18 +28,18 @@ static int __init mcs_client_init(void)
 	if (IS_ERR(memcg))
 		return PTR_ERR(memcg);
 
-	ret = mcs_try_charge(memcg, GFP_KERNEL, 4);
+	ret = mcs_charge_pages(memcg, GFP_KERNEL, 4);
 	if (!ret)
 		mcs_uncharge_pages(memcg, 4);
 
 	if (!ret)
-		ret = mcs_try_charge_page(&c, memcg, GFP_KERNEL, 1);
+		ret = mcs_charge_try(&c, memcg, GFP_KERNEL, 1);
 	if (!ret) {
-		mcs_commit_charge(&c);
-		mcs_uncharge(&c);
+		mcs_charge_commit(&c);
+		mcs_charge_uncharge(&c);
 	}
 
-	objcg = mcs_get_objcg(memcg);
+	objcg = mcs_memcg_tryget_objcg(memcg);
 	if (!ret && objcg) {
 		ret = mcs_obj_charge(objcg, GFP_KERNEL, 100);
 		if (!ret)

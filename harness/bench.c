@@ -225,7 +225,7 @@ static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
 		return true;
 	}
 	if (wl == WL_PAGES || (wl == WL_MIXED && (i & 1))) {
-		if (mcs_try_charge(memcg, gfp, 1))
+		if (mcs_charge_pages(memcg, gfp, 1))
 			return false;
 		mcs_uncharge_pages(memcg, 1);
 		return true;
@@ -395,7 +395,7 @@ static int bench_client_get(struct bench_run *run, unsigned int i)
 			ret = PTR_ERR(memcg);
 			goto put;
 		}
-		c->objcg[n] = mcs_get_objcg(memcg);
+		c->objcg[n] = mcs_memcg_tryget_objcg(memcg);
 		if (!c->objcg[n]) {
 			bench_memcg_put(memcg);
 			ret = -ENOENT;
@@ -428,7 +428,7 @@ static int bench_memcgs_create(struct bench_run *run)
 		ret = PTR_ERR(run->irq_memcg);
 		goto put_parent;
 	}
-	run->irq_objcg = mcs_get_objcg(run->irq_memcg);
+	run->irq_objcg = mcs_memcg_tryget_objcg(run->irq_memcg);
 	if (!run->irq_objcg) {
 		ret = -ENOENT;
 		goto put_irq_memcg;

@@ -106,7 +106,7 @@ static long charge_on_cpu(void *arg)
 {
 	struct mcs_memcg *memcg = arg;
 
-	if (mcs_try_charge(memcg, GFP_KERNEL, 1))
+	if (mcs_charge_pages(memcg, GFP_KERNEL, 1))
 		return -ENOMEM;
 	mcs_uncharge_pages(memcg, 1);
 	return 0;
@@ -129,12 +129,12 @@ int mcs_selfcheck_stock(struct seq_buf *log)
 	/* miss, batch, surplus in one slot, then a hit - all on one CPU */
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_memcg_stock);
-	CHECK(&ctx, mcs_try_charge(memcg, GFP_NOWAIT, 1) == 0, "");
+	CHECK(&ctx, mcs_charge_pages(memcg, GFP_NOWAIT, 1) == 0, "");
 	CHECK(&ctx, mcs_memcg_usage(memcg) == MCS_CHARGE_BATCH, "%lu",
 	      mcs_memcg_usage(memcg));
 	CHECK(&ctx, stock_slot_pages(stock, memcg) == MCS_CHARGE_BATCH - 1, "%d",
 	      stock_slot_pages(stock, memcg));
-	CHECK(&ctx, mcs_try_charge(memcg, GFP_NOWAIT, 1) == 0, "");
+	CHECK(&ctx, mcs_charge_pages(memcg, GFP_NOWAIT, 1) == 0, "");
 	CHECK(&ctx, mcs_memcg_usage(memcg) == MCS_CHARGE_BATCH, "");
 	CHECK(&ctx, stock_slot_pages(stock, memcg) == MCS_CHARGE_BATCH - 2, "");
 	mcs_uncharge_pages(memcg, 2);

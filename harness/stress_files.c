@@ -515,7 +515,7 @@ static void result_show(struct seq_file *m, const struct stress_result *res)
 	for (i = 0; i < NR_STRESS_CTX; i++)
 		seq_printf(m, "limit_refusals_%s=%lu\n", stress_ctx_names[i], res->ctx[i].refusals);
 	seq_printf(m, "max_events=%lu\nforced_charges=%lu\noffline_refusals=%lu\n",
-		   res->events[MCS_MAX_EVENT], res->events[MCS_FORCE_CHARGE], sum.offline);
+		   res->events[MCS_LIMIT_REFUSAL], res->events[MCS_FORCE_CHARGE], sum.offline);
 	seq_printf(m, "drains_async=%lu\ndrains_sync=%lu\ndrain_events=%lu\nrefill_events=%lu\n",
 		   res->drains_async, res->drains_sync, res->events[MCS_DRAIN],
 		   res->events[MCS_REFILL]);

@@ -189,13 +189,13 @@ static void stress_charge(struct stress_run *run, struct stress_live *l,
 
 	if ((r >> 12) % 100 < cfg->page_pct) {
 		probe_begin(&probe, run, memcg, bucket);
-		ret = mcs_try_charge_page(&l->charge, memcg, stress_gfp(ctx, r2),
-					  1 + (r2 >> 8) % cfg->pages_max);
+		ret = mcs_charge_try(&l->charge, memcg, stress_gfp(ctx, r2),
+				     1 + (r2 >> 8) % cfg->pages_max);
 		if (!ret && !(r2 >> 28)) {
-			mcs_cancel_charge(&l->charge);
+			mcs_charge_cancel(&l->charge);
 			t->cancels++;
 		} else if (!ret) {
-			mcs_commit_charge(&l->charge);
+			mcs_charge_commit(&l->charge);
 			if (churn)
 				t->commits_churn++;
 			else
@@ -246,7 +246,7 @@ static void stress_release(struct stress_run *run, struct stress_live *l,
 		mcs_objcg_put(l->objcg);
 		l->objcg = NULL;
 	} else if (l->charge.state == MCS_CHARGE_COMMITTED) {
-		mcs_uncharge(&l->charge);
+		mcs_charge_uncharge(&l->charge);
 	}
 }
 
@@ -259,7 +259,7 @@ static void stress_release_batch(struct stress_ring *ring, struct stress_tally *
 		if (ring->slot[i].charge.state == MCS_CHARGE_COMMITTED)
 			batch[n++] = &ring->slot[i].charge;
 	if (n) {
-		mcs_uncharge_batch(batch, n);
+		mcs_charge_uncharge_batch(batch, n);
 		t->batches++;
 	}
 }
@@ -278,7 +278,7 @@ static void stress_op(struct stress_run *run, struct stress_ring *ring,
 		stress_release_batch(ring, t);
 	} else if (!((r >> 22) & 31) && to != l &&
 		   l->charge.state == MCS_CHARGE_COMMITTED && !live_busy(to)) {
-		mcs_migrate_charge(&l->charge, &to->charge);
+		mcs_charge_migrate(&l->charge, &to->charge);
 		t->migrations++;
 	} else if (live_busy(l)) {
 		stress_release(run, l, t);
@@ -636,7 +636,7 @@ static int churn_create(struct stress_run *run, struct stress_churn *churn)
 		return PTR_ERR(churn->memcg);
 	if (inject == 0)
 		goto err_memcg;
-	churn->objcg = mcs_get_objcg(churn->memcg);
+	churn->objcg = mcs_memcg_tryget_objcg(churn->memcg);
 	if (!churn->objcg) {
 		ret = -ENOENT;
 		goto err_memcg;
@@ -1015,7 +1015,7 @@ static int stress_add_memcg(struct stress_run *run, unsigned int i)
 	sm->memcg = mcs_memcg_create(parent, name);
 	if (IS_ERR(sm->memcg))
 		return PTR_ERR(sm->memcg);
-	sm->objcg = mcs_get_objcg(sm->memcg);
+	sm->objcg = mcs_memcg_tryget_objcg(sm->memcg);
 	if (!sm->objcg) {
 		ret = -ENOENT;
 		goto err_memcg;

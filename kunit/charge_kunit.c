@@ -44,9 +44,9 @@ static void charges_release(void *arg)
 
 	for (i = 0; i < set->nr; i++) {
 		if (set->c[i].state == MCS_CHARGE_RESERVED)
-			mcs_cancel_charge(&set->c[i]);
+			mcs_charge_cancel(&set->c[i]);
 		else if (set->c[i].state == MCS_CHARGE_COMMITTED)
-			mcs_uncharge(&set->c[i]);
+			mcs_charge_uncharge(&set->c[i]);
 	}
 }
 
@@ -271,18 +271,18 @@ static void make_history(struct kunit *test, struct mcs_memcg *memcg,
 {
 	if (h == H_NEW)
 		return;
-	KUNIT_ASSERT_EQ(test, mcs_try_charge_page(c, memcg, GFP_KERNEL, EXACT_PAGES), 0);
+	KUNIT_ASSERT_EQ(test, mcs_charge_try(c, memcg, GFP_KERNEL, EXACT_PAGES), 0);
 	if (h == H_RESERVED)
 		return;
 	if (h == H_CANCELLED) {
-		mcs_cancel_charge(c);
+		mcs_charge_cancel(c);
 		return;
 	}
-	mcs_commit_charge(c);
+	mcs_charge_commit(c);
 	if (h == H_UNCHARGED)
-		mcs_uncharge(c);
+		mcs_charge_uncharge(c);
 	else if (h == H_MIGRATED)
-		mcs_migrate_charge(c, spare);
+		mcs_charge_migrate(c, spare);
 }
 
 static void charge_transition(struct kunit *test)
@@ -299,9 +299,9 @@ static void charge_transition(struct kunit *test)
 	make_history(test, memcg, subject, spare, t->from);
 	KUNIT_ASSERT_EQ(test, mcs_charge_misuses(), misuses);
 	if (t->op == OP_MIGRATE_TO) {
-		KUNIT_ASSERT_EQ(test, mcs_try_charge_page(other, memcg, GFP_KERNEL,
-							  EXACT_PAGES), 0);
-		mcs_commit_charge(other);
+		KUNIT_ASSERT_EQ(test, mcs_charge_try(other, memcg, GFP_KERNEL,
+						     EXACT_PAGES), 0);
+		mcs_charge_commit(other);
 	}
 	subject_before = *subject;
 	other_before = *other;
@@ -311,28 +311,28 @@ static void charge_transition(struct kunit *test)
 
 	switch (t->op) {
 	case OP_TRY:
-		ret = mcs_try_charge_page(subject, memcg, GFP_KERNEL, EXACT_PAGES);
+		ret = mcs_charge_try(subject, memcg, GFP_KERNEL, EXACT_PAGES);
 		break;
 	case OP_COMMIT:
-		mcs_commit_charge(subject);
+		mcs_charge_commit(subject);
 		break;
 	case OP_CANCEL:
-		mcs_cancel_charge(subject);
+		mcs_charge_cancel(subject);
 		break;
 	case OP_UNCHARGE:
-		mcs_uncharge(subject);
+		mcs_charge_uncharge(subject);
 		break;
 	case OP_UNCHARGE_BATCH:
-		KUNIT_EXPECT_EQ(test, mcs_uncharge_batch(&subject, 1), t->legal ? 1UL : 0UL);
+		KUNIT_EXPECT_EQ(test, mcs_charge_uncharge_batch(&subject, 1), t->legal ? 1UL : 0UL);
 		break;
 	case OP_MIGRATE_FROM:
-		mcs_migrate_charge(subject, other);
+		mcs_charge_migrate(subject, other);
 		break;
 	case OP_MIGRATE_TO:
-		mcs_migrate_charge(other, subject);
+		mcs_charge_migrate(other, subject);
 		break;
 	case OP_MIGRATE_SELF:
-		mcs_migrate_charge(subject, subject);
+		mcs_charge_migrate(subject, subject);
 		break;
 	default:
 		KUNIT_FAIL(test, "unknown op %d", t->op);
@@ -381,12 +381,12 @@ static void charge_try_refused_stays_idle(struct kunit *test)
 	struct mcs_charge *c = test_charges(test, 1);
 
 	KUNIT_ASSERT_EQ(test, mcs_memcg_set_max(memcg, EXACT_PAGES - 1), 0);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(c, memcg, GFP_KERNEL, EXACT_PAGES), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mcs_charge_try(c, memcg, GFP_KERNEL, EXACT_PAGES), -ENOMEM);
 	expect_charge(test, c, MCS_CHARGE_IDLE, NULL, 0);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(c, memcg, GFP_KERNEL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_charge_try(c, memcg, GFP_KERNEL, 0), -EINVAL);
 	expect_charge(test, c, MCS_CHARGE_IDLE, NULL, 0);
 	mcs_memcg_offline(memcg);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(c, memcg, GFP_KERNEL, 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mcs_charge_try(c, memcg, GFP_KERNEL, 1), -ENOENT);
 	expect_charge(test, c, MCS_CHARGE_IDLE, NULL, 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 	KUNIT_EXPECT_EQ(test, refs(memcg), 1U);
@@ -405,7 +405,7 @@ static void charge_release_bypasses_stock(struct kunit *test)
 
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_memcg_stock);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(c, memcg, GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_try(c, memcg, GFP_NOWAIT, 1), 0);
 	for (i = 0; i < NR_MEMCG_STOCK; i++)
 		if (stock->cached[i] == memcg)
 			slot = i;
@@ -413,15 +413,15 @@ static void charge_release_bypasses_stock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stock->nr_pages[slot], MCS_CHARGE_BATCH - 1);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)MCS_CHARGE_BATCH);
 
-	mcs_cancel_charge(c);
+	mcs_charge_cancel(c);
 	KUNIT_EXPECT_EQ(test, stock->nr_pages[slot], MCS_CHARGE_BATCH - 1);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), MCS_CHARGE_BATCH - 1UL);
 
-	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(c, memcg, GFP_NOWAIT, 1), 0);
-	mcs_commit_charge(c);
+	KUNIT_EXPECT_EQ(test, mcs_charge_try(c, memcg, GFP_NOWAIT, 1), 0);
+	mcs_charge_commit(c);
 	KUNIT_EXPECT_EQ(test, stock->nr_pages[slot], MCS_CHARGE_BATCH - 2);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), MCS_CHARGE_BATCH - 1UL);
-	mcs_uncharge(c);
+	mcs_charge_uncharge(c);
 	KUNIT_EXPECT_PTR_EQ(test, stock->cached[slot], memcg);
 	KUNIT_EXPECT_EQ(test, stock->nr_pages[slot], MCS_CHARGE_BATCH - 2);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), MCS_CHARGE_BATCH - 2UL);
@@ -441,17 +441,17 @@ static void charge_root_binds_exact(struct kunit *test)
 	struct mcs_charge *c = test_charges(test, 2);
 	unsigned int root_refs = refs(root);
 
-	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(&c[0], root, GFP_KERNEL, 1), 0);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(&c[1], root, GFP_KERNEL, EXACT_PAGES), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_try(&c[0], root, GFP_KERNEL, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_try(&c[1], root, GFP_KERNEL, EXACT_PAGES), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 1UL + EXACT_PAGES);
-	mcs_commit_charge(&c[0]);
-	mcs_commit_charge(&c[1]);
+	mcs_charge_commit(&c[0]);
+	mcs_charge_commit(&c[1]);
 	KUNIT_EXPECT_PTR_EQ(test, mcs_charge_owner(&c[0]), root);
 	KUNIT_EXPECT_EQ(test, refs(root), root_refs + 2);
 	KUNIT_EXPECT_EQ(test, mcs_charge_stat(root, MCS_CHARGED_PAGES), 1L + EXACT_PAGES);
-	mcs_uncharge(&c[0]);
+	mcs_charge_uncharge(&c[0]);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), (unsigned long)EXACT_PAGES);
-	mcs_uncharge(&c[1]);
+	mcs_charge_uncharge(&c[1]);
 	KUNIT_EXPECT_EQ(test, refs(root), root_refs);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 0UL);
 	KUNIT_EXPECT_EQ(test, mcs_charge_stat(root, MCS_CHARGED_PAGES), 0L);
@@ -523,9 +523,9 @@ static void charge_uncharge_batch_runs(struct kunit *test)
 
 	for (i = 0; i < n; i++) {
 		m = owner_index(b->owners[i]);
-		KUNIT_ASSERT_EQ(test, mcs_try_charge_page(&c[i], memcg[m], GFP_KERNEL,
-							  batch_pages(i)), 0);
-		mcs_commit_charge(&c[i]);
+		KUNIT_ASSERT_EQ(test, mcs_charge_try(&c[i], memcg[m], GFP_KERNEL,
+						     batch_pages(i)), 0);
+		mcs_charge_commit(&c[i]);
 		batch[i] = &c[i];
 		pages[m] += batch_pages(i);
 		count[m]++;
@@ -541,7 +541,7 @@ static void charge_uncharge_batch_runs(struct kunit *test)
 	/* the parent is also pinned by its children */
 	KUNIT_EXPECT_EQ(test, refs(parent), (unsigned int)(1 + count[3] + BATCH_OWNERS - 1));
 
-	KUNIT_EXPECT_EQ(test, mcs_uncharge_batch(batch, n), (unsigned long)b->runs);
+	KUNIT_EXPECT_EQ(test, mcs_charge_uncharge_batch(batch, n), (unsigned long)b->runs);
 
 	for (i = 0; i < n; i++)
 		expect_charge(test, &c[i], MCS_CHARGE_IDLE, NULL, 0);
@@ -567,9 +567,9 @@ static void charge_gather_flushes_at_owner_change(struct kunit *test)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(owner); i++) {
-		KUNIT_ASSERT_EQ(test, mcs_try_charge_page(&c[i], owner[i], GFP_KERNEL,
-							  EXACT_PAGES), 0);
-		mcs_commit_charge(&c[i]);
+		KUNIT_ASSERT_EQ(test, mcs_charge_try(&c[i], owner[i], GFP_KERNEL,
+						     EXACT_PAGES), 0);
+		mcs_charge_commit(&c[i]);
 	}
 
 	mcs_uncharge_gather_init(&ug);
@@ -615,19 +615,19 @@ static void charge_batch_skips_misuse(struct kunit *test)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, mcs_try_charge_page(&c[i], memcg, GFP_KERNEL,
-							  EXACT_PAGES), 0);
-	mcs_commit_charge(&c[0]);
-	mcs_commit_charge(&c[2]);
+		KUNIT_ASSERT_EQ(test, mcs_charge_try(&c[i], memcg, GFP_KERNEL,
+						     EXACT_PAGES), 0);
+	mcs_charge_commit(&c[0]);
+	mcs_charge_commit(&c[2]);
 
 	expect_misuse(test, 1);
 	/* the reserved descriptor in the middle does not split the run */
-	KUNIT_EXPECT_EQ(test, mcs_uncharge_batch(batch, 3), 1UL);
+	KUNIT_EXPECT_EQ(test, mcs_charge_uncharge_batch(batch, 3), 1UL);
 	KUNIT_EXPECT_EQ(test, mcs_charge_misuses(), misuses + 1);
 	expect_charge(test, &c[1], MCS_CHARGE_RESERVED, memcg, EXACT_PAGES);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)EXACT_PAGES);
 	KUNIT_EXPECT_EQ(test, refs(memcg), 1U);
-	mcs_cancel_charge(&c[1]);
+	mcs_charge_cancel(&c[1]);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 }
 
@@ -651,12 +651,12 @@ static void charge_migrate_keeps_totals(struct kunit *test)
 	struct charge_snap before, after;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, mcs_try_charge_page(&c[0], memcg, GFP_KERNEL, n), 0);
-	mcs_commit_charge(&c[0]);
+	KUNIT_ASSERT_EQ(test, mcs_charge_try(&c[0], memcg, GFP_KERNEL, n), 0);
+	mcs_charge_commit(&c[0]);
 	snap(memcg, &before);
 
 	for (i = 0; i < 2; i++) {
-		mcs_migrate_charge(&c[i], &c[i + 1]);
+		mcs_charge_migrate(&c[i], &c[i + 1]);
 		expect_charge(test, &c[i], MCS_CHARGE_IDLE, NULL, 0);
 		expect_charge(test, &c[i + 1], MCS_CHARGE_COMMITTED, memcg, n);
 		KUNIT_EXPECT_PTR_EQ(test, mcs_charge_owner(&c[i + 1]), memcg);
@@ -670,7 +670,7 @@ static void charge_migrate_keeps_totals(struct kunit *test)
 	}
 
 	/* the last holder releases exactly the pages committed at the start */
-	mcs_uncharge(&c[2]);
+	mcs_charge_uncharge(&c[2]);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), before.usage - n);
 	KUNIT_EXPECT_EQ(test, refs(memcg), before.refs - 1);
 	KUNIT_EXPECT_EQ(test, mcs_charge_stat(memcg, MCS_CHARGED_PAGES), 0L);
@@ -691,11 +691,11 @@ static void charge_offline_keeps_committed(struct kunit *test)
 
 	/* five committed, mixing stocked and exact sizes; one only reserved */
 	for (i = 0; i < 6; i++) {
-		KUNIT_ASSERT_EQ(test, mcs_try_charge_page(&c[i], memcg, GFP_KERNEL,
-							  batch_pages(i)), 0);
+		KUNIT_ASSERT_EQ(test, mcs_charge_try(&c[i], memcg, GFP_KERNEL,
+						     batch_pages(i)), 0);
 		live += batch_pages(i);
 		if (i < 5)
-			mcs_commit_charge(&c[i]);
+			mcs_charge_commit(&c[i]);
 	}
 
 	mcs_memcg_offline(memcg);
@@ -706,19 +706,19 @@ static void charge_offline_keeps_committed(struct kunit *test)
 			(long)(live - batch_pages(5)));
 
 	/* no new reservation, but the one made before offline may commit */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge_page(&c[6], memcg, GFP_KERNEL, 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mcs_charge_try(&c[6], memcg, GFP_KERNEL, 1), -ENOENT);
 	expect_charge(test, &c[6], MCS_CHARGE_IDLE, NULL, 0);
-	mcs_commit_charge(&c[5]);
+	mcs_charge_commit(&c[5]);
 	KUNIT_EXPECT_EQ(test, refs(memcg), 1U + 6);
 
-	mcs_uncharge(&c[0]);
+	mcs_charge_uncharge(&c[0]);
 	live -= batch_pages(0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), live);
-	mcs_uncharge(&c[1]);
+	mcs_charge_uncharge(&c[1]);
 	live -= batch_pages(1);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), live);
-	KUNIT_EXPECT_EQ(test, mcs_uncharge_batch(batch, 3), 1UL);
-	mcs_uncharge(&c[5]);
+	KUNIT_EXPECT_EQ(test, mcs_charge_uncharge_batch(batch, 3), 1UL);
+	mcs_charge_uncharge(&c[5]);
 
 	/* nothing was stocked on the way out */
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
@@ -750,9 +750,9 @@ static void charge_pins_offline_memcg(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, memcg_offline_put, memcg), 0);
 	c = test_charges(test, 3);
 	for (i = 0; i < 3; i++) {
-		KUNIT_ASSERT_EQ(test, mcs_try_charge_page(&c[i], memcg, GFP_KERNEL,
-							  batch_pages(i)), 0);
-		mcs_commit_charge(&c[i]);
+		KUNIT_ASSERT_EQ(test, mcs_charge_try(&c[i], memcg, GFP_KERNEL,
+						     batch_pages(i)), 0);
+		mcs_charge_commit(&c[i]);
 	}
 	alive = mcs_memcg_nr_alive();
 
@@ -764,15 +764,15 @@ static void charge_pins_offline_memcg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent),
 			(unsigned long)(batch_pages(0) + batch_pages(1) + batch_pages(2)));
 
-	mcs_uncharge(&c[0]);
-	mcs_uncharge(&c[1]);
+	mcs_charge_uncharge(&c[0]);
+	mcs_charge_uncharge(&c[1]);
 	mcs_wait_for_frees();
 	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), alive);
 	KUNIT_EXPECT_EQ(test, refs(memcg), 1U);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch_pages(2));
 
 	/* the last uncharge drops the last reference: usage must be 0 by then */
-	mcs_uncharge(&c[2]);
+	mcs_charge_uncharge(&c[2]);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
 	mcs_wait_for_frees();
 	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), alive - 1);
@@ -809,23 +809,23 @@ static bool conc_round(void *arg, u32 *seed, enum mcs_load_ctx ctx)
 	for (i = 0; i < nr; i++) {
 		struct mcs_memcg *memcg = m->memcg[mcs_load_next(seed) % CONC_MEMCGS];
 
-		if (mcs_try_charge_page(&c[i], memcg, gfp, 1 + mcs_load_next(seed) % 72)) {
+		if (mcs_charge_try(&c[i], memcg, gfp, 1 + mcs_load_next(seed) % 72)) {
 			ok = false;
 			continue;
 		}
 		if (mcs_load_next(seed) % 8 == 0) {
-			mcs_cancel_charge(&c[i]);
+			mcs_charge_cancel(&c[i]);
 			continue;
 		}
-		mcs_commit_charge(&c[i]);
+		mcs_charge_commit(&c[i]);
 		if (mcs_load_next(seed) % 4 == 0) {
-			mcs_migrate_charge(&c[i], &moved[i]);
+			mcs_charge_migrate(&c[i], &moved[i]);
 			batch[n++] = &moved[i];
 		} else {
 			batch[n++] = &c[i];
 		}
 	}
-	mcs_uncharge_batch(batch, n);
+	mcs_charge_uncharge_batch(batch, n);
 	return ok;
 }
 

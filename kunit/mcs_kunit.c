@@ -37,7 +37,7 @@ static void objcg_put_action(void *arg)
 
 struct mcs_objcg *mcs_test_objcg(struct kunit *test, struct mcs_memcg *memcg)
 {
-	struct mcs_objcg *objcg = mcs_get_objcg(memcg);
+	struct mcs_objcg *objcg = mcs_memcg_tryget_objcg(memcg);
 
 	KUNIT_ASSERT_NOT_NULL(test, objcg);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, objcg_put_action, objcg), 0);

@@ -62,19 +62,19 @@ static void stock_miss_then_hit(struct kunit *test)
 
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_memcg_stock);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_NOWAIT, 1), 0);
 	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_MISS), 1UL);
 	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_HIT), 0UL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)MCS_CHARGE_BATCH);
 	KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg), MCS_CHARGE_BATCH - 1);
 
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 5), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_NOWAIT, 5), 0);
 	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_HIT), 1UL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)MCS_CHARGE_BATCH);
 	KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg), MCS_CHARGE_BATCH - 6);
 
 	/* a request bigger than the slot holds is a miss, not a partial hit */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, MCS_CHARGE_BATCH - 5), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_NOWAIT, MCS_CHARGE_BATCH - 5), 0);
 	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_MISS), 2UL);
 	mcs_uncharge_pages(memcg, 6 + MCS_CHARGE_BATCH - 5);
 	KUNIT_EXPECT_LE(test, slot_pages(stock, memcg), (int)MCS_CHARGE_BATCH);
@@ -100,7 +100,7 @@ static void stock_batch_surplus_one_slot(struct kunit *test)
 
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_memcg_stock);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, n), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_NOWAIT, n), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)MCS_CHARGE_BATCH);
 	if (n < MCS_CHARGE_BATCH) {
 		KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 1);
@@ -122,7 +122,7 @@ static void stock_nospin_exact_charge(struct kunit *test)
 	struct mcs_memcg *memcg = test_memcg(test, NULL);
 
 	migrate_disable();
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, 0, 3), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, 0, 3), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 3UL);
 	KUNIT_EXPECT_EQ(test, nr_slots_of(this_cpu_ptr(&mcs_memcg_stock), memcg), 0);
 	mcs_uncharge_pages(memcg, 3);
@@ -136,7 +136,7 @@ static void stock_over_batch_bypass(struct kunit *test)
 
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_memcg_stock);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, MCS_CHARGE_BATCH + 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_NOWAIT, MCS_CHARGE_BATCH + 1), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), MCS_CHARGE_BATCH + 1UL);
 	KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 0);
 	mcs_uncharge_pages(memcg, MCS_CHARGE_BATCH + 1);
@@ -153,8 +153,8 @@ static void stock_overflow_drains_slot(struct kunit *test)
 
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_memcg_stock);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 1), 0);	/* slot 63 */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 64), 0);	/* miss */
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_NOWAIT, 1), 0);	/* slot 63 */
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_NOWAIT, 64), 0);	/* miss */
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 128UL);
 	mcs_uncharge_pages(memcg, 64);		/* 63 + 64 > 64 */
 	KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 0);
@@ -177,7 +177,7 @@ static void stock_eviction_round_robin(struct kunit *test)
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_memcg_stock);
 	for (i = 0; i < NR_MEMCG_STOCK; i++)
-		KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg[i], GFP_NOWAIT, 1), 0);
+		KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg[i], GFP_NOWAIT, 1), 0);
 	for (i = 0; i < NR_MEMCG_STOCK; i++)
 		KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg[i]), MCS_CHARGE_BATCH - 1);
 
@@ -191,7 +191,7 @@ static void stock_eviction_round_robin(struct kunit *test)
 				break;
 		KUNIT_ASSERT_LT(test, i, k);
 
-		KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg[k], GFP_NOWAIT, 1), 0);
+		KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg[k], GFP_NOWAIT, 1), 0);
 		KUNIT_EXPECT_PTR_EQ(test, stock->cached[victim], memcg[k]);
 		KUNIT_EXPECT_EQ(test, (int)stock->drain_idx, (victim + 1) % NR_MEMCG_STOCK);
 		/* the victim's 63 stocked pages went back to the counters */
@@ -212,7 +212,7 @@ static void stock_root_never_cached(struct kunit *test)
 	struct mcs_memcg *root = mcs_root_memcg();
 
 	migrate_disable();
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(root, GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(root, GFP_NOWAIT, 1), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 1UL);
 	KUNIT_EXPECT_EQ(test, nr_slots_of(this_cpu_ptr(&mcs_memcg_stock), root), 0);
 	mcs_uncharge_pages(root, 1);
@@ -235,7 +235,7 @@ static void stock_trylock_held_falls_back(struct kunit *test)
 	stock = this_cpu_ptr(&mcs_memcg_stock);
 
 	/* consume fails over to the counters, refill to a direct uncharge */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_NOWAIT, 1), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 1UL);
 	KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg), 0);
 	mcs_uncharge_pages(memcg, 1);
@@ -259,26 +259,26 @@ static void stock_limit_refusal_atomic(struct kunit *test)
 	unsigned long root_before = mcs_memcg_usage(mcs_root_memcg());
 
 	KUNIT_ASSERT_EQ(test, mcs_memcg_set_max(parent, 100), 0);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_NOWAIT, 90), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(child, GFP_NOWAIT, 90), 0);
 
 	/* batch refused, exact refused by the parent: nothing changes */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_NOWAIT, 20), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(child, GFP_NOWAIT, 20), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(child), 90UL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 90UL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), root_before + 90);
-	KUNIT_EXPECT_EQ(test, event(parent, MCS_MAX_EVENT), 1UL);
-	KUNIT_EXPECT_EQ(test, event(child, MCS_MAX_EVENT), 0UL);
+	KUNIT_EXPECT_EQ(test, event(parent, MCS_LIMIT_REFUSAL), 1UL);
+	KUNIT_EXPECT_EQ(test, event(child, MCS_LIMIT_REFUSAL), 0UL);
 
 	/* a blocking caller drains once and is still refused */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_KERNEL, 20), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(child, GFP_KERNEL, 20), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 90UL);
 
 	/* what fits still fits (batch refused, exact accepted) */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_KERNEL, 10), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(child, GFP_KERNEL, 10), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 100UL);
 
 	/* __GFP_NOFAIL goes over the limit, exactly */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(child, GFP_KERNEL | __GFP_NOFAIL, 5), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(child, GFP_KERNEL | __GFP_NOFAIL, 5), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 105UL);
 	KUNIT_EXPECT_EQ(test, event(child, MCS_FORCE_CHARGE), 1UL);
 
@@ -302,16 +302,16 @@ static void stock_limit_drain_then_retry(struct kunit *test)
 	 * below sleeps (the drain only trylocks its mutex).
 	 */
 	migrate_disable();
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(a, GFP_NOWAIT, 1), 0);	/* 63 stocked */
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(a, GFP_NOWAIT, 1), 0);	/* 63 stocked */
 	mcs_uncharge_pages(a, 1);					/* 64 stocked */
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), (unsigned long)MCS_CHARGE_BATCH);
 	/* a caller that may not block may not drain: refused */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(b, GFP_NOWAIT, 10), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(b, GFP_NOWAIT, 10), -ENOMEM);
 	KUNIT_EXPECT_EQ(test, event(a, MCS_DRAIN), 0UL);
 	/* a blocking caller drains a's stocked pages once, then fits */
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(b, __GFP_DIRECT_RECLAIM, 10), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(b, __GFP_DIRECT_RECLAIM, 10), 0);
 	KUNIT_EXPECT_EQ(test, event(a, MCS_DRAIN), 1UL);
-	KUNIT_EXPECT_EQ(test, event(parent, MCS_MAX_EVENT), 2UL);
+	KUNIT_EXPECT_EQ(test, event(parent, MCS_LIMIT_REFUSAL), 2UL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(a), 0UL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 10UL);
 	migrate_enable();
@@ -324,7 +324,7 @@ static long fill_this_cpu(void *arg)
 {
 	struct mcs_memcg *memcg = arg;
 
-	if (mcs_try_charge(memcg, GFP_KERNEL, 1))
+	if (mcs_charge_pages(memcg, GFP_KERNEL, 1))
 		return -ENOMEM;
 	mcs_uncharge_pages(memcg, 1);
 	return 0;
@@ -404,11 +404,11 @@ static void stock_offline_refuses_and_drains(struct kunit *test)
 	cpus_read_lock();
 	n = fill_all_cpus(test, memcg);
 	cpus_read_unlock();
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_KERNEL, 2), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 2), 0);
 	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U + n);
 
 	mcs_memcg_offline(memcg);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_KERNEL, 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 1), -ENOENT);
 	/* stocks are drained; the live charge of 2 pages stays */
 	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 2UL);
@@ -426,7 +426,7 @@ static void stock_offline_order_refused(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(parent), -EBUSY);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(parent->online));
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(parent, GFP_KERNEL, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(parent, GFP_KERNEL, 1), 0);
 	mcs_uncharge_pages(parent, 1);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(mcs_root_memcg()), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_set_max(mcs_root_memcg(), 10), -EINVAL);
@@ -435,7 +435,7 @@ static void stock_offline_order_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(child), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(child), 0);	/* once is enough */
 	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(parent), 0);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(parent, GFP_KERNEL, 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(parent, GFP_KERNEL, 1), -ENOENT);
 }
 
 /* a charge of no pages is a caller's mistake: refused, nothing changes */
@@ -444,8 +444,8 @@ static void stock_charge_zero_pages_refused(struct kunit *test)
 	struct mcs_memcg *memcg = test_memcg(test, NULL);
 	unsigned long root_usage = mcs_memcg_usage(mcs_root_memcg());
 
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(memcg, GFP_KERNEL, 0), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(mcs_root_memcg(), GFP_KERNEL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(mcs_root_memcg(), GFP_KERNEL, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_MISS), 0UL);
 	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_HIT), 0UL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
@@ -455,7 +455,7 @@ static void stock_charge_zero_pages_refused(struct kunit *test)
 /* no memcg: every function that can return an error returns -EINVAL */
 static void stock_null_memcg_refused(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, mcs_try_charge(NULL, GFP_KERNEL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(NULL, GFP_KERNEL, 1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_set_max(NULL, 10), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(NULL, first_node(node_possible_map),
@@ -538,7 +538,7 @@ static void stock_offline_child_parent_race(struct kunit *test)
 		init_completion(&r.child_done);
 		init_completion(&r.parent_done);
 		r.parent_ret = -EINPROGRESS;
-		objcg = mcs_get_objcg(r.child);
+		objcg = mcs_memcg_tryget_objcg(r.child);
 		KUNIT_ASSERT_NOT_NULL(test, objcg);
 		/* live bytes through the child's objcg: pages at the child's level */
 		KUNIT_ASSERT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, 2 * PAGE_SIZE + 100), 0);
@@ -619,7 +619,7 @@ static bool memcg_load_one(void *arg, u32 *seed, enum mcs_load_ctx ctx)
 	unsigned int n = 1 + mcs_load_next(seed) % 72;	/* includes over-batch */
 	gfp_t gfp = ctx == LOAD_TASK ? GFP_KERNEL : GFP_ATOMIC;
 
-	if (mcs_try_charge(memcg, gfp, n))
+	if (mcs_charge_pages(memcg, gfp, n))
 		return false;
 	mcs_uncharge_pages(memcg, n);
 	return true;

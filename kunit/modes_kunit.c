@@ -36,7 +36,7 @@ static bool mode_load_one(void *arg, u32 *seed, enum mcs_load_ctx ctx)
 	if (mcs_load_next(seed) & 1) {
 		unsigned int n = 1 + mcs_load_next(seed) % 70;
 
-		if (mcs_try_charge(l->memcg[i], gfp, n))
+		if (mcs_charge_pages(l->memcg[i], gfp, n))
 			return false;
 		mcs_uncharge_pages(l->memcg[i], n);
 	} else {
@@ -91,7 +91,7 @@ static void mode_switch_drains(struct kunit *test)
 	mcs_test_use_mode(test, mode);
 	memcg = mcs_test_memcg(test, NULL);
 	objcg = mcs_test_objcg(test, memcg);
-	KUNIT_ASSERT_EQ(test, mcs_try_charge(memcg, GFP_KERNEL, 1), 0);
+	KUNIT_ASSERT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 1), 0);
 	KUNIT_ASSERT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, 100), 0);
 	mcs_uncharge_pages(memcg, 1);
 	mcs_obj_uncharge(objcg, 100);
@@ -124,7 +124,7 @@ static int fence_load_fn(void *arg)
 	unsigned long i = 0;
 
 	while (!kthread_should_stop()) {
-		if (mcs_try_charge(l->memcg, GFP_KERNEL, 1 + i % 3))
+		if (mcs_charge_pages(l->memcg, GFP_KERNEL, 1 + i % 3))
 			atomic_inc(&l->errors);
 		else
 			mcs_uncharge_pages(l->memcg, 1 + i % 3);

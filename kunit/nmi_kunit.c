@@ -38,7 +38,7 @@ static void nmi_fn(void *arg)
 
 	c->in_nmi = in_nmi();
 	if (c->charge) {
-		c->page_ret = mcs_try_charge(c->memcg, NMI_GFP, 3);
+		c->page_ret = mcs_charge_pages(c->memcg, NMI_GFP, 3);
 		if (!c->page_ret)
 			mcs_uncharge_pages(c->memcg, 3);
 		c->obj_ret = mcs_obj_charge(c->objcg, NMI_GFP, 300);
@@ -151,7 +151,7 @@ static void nmi_last_objcg_ref_deferred(struct kunit *test)
 	nmi_setup(test, nmi_fn, c);
 	c->memcg = mcs_memcg_create(parent, "nmi-objcg");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c->memcg));
-	c->objcg = mcs_get_objcg(c->memcg);
+	c->objcg = mcs_memcg_tryget_objcg(c->memcg);
 	KUNIT_ASSERT_NOT_NULL(test, c->objcg);
 	/* offline: the memcg drops its own objcg reference; ours is the last */
 	KUNIT_ASSERT_EQ(test, mcs_memcg_offline(c->memcg), 0);
@@ -216,7 +216,7 @@ static void nmi_eviction_drops_last_objcg_ref(struct kunit *test)
 	nmi_setup(test, nmi_fn, c);
 	c->memcg = mcs_memcg_create(parent, "nmi-evict");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c->memcg));
-	c->objcg = mcs_get_objcg(c->memcg);
+	c->objcg = mcs_memcg_tryget_objcg(c->memcg);
 	KUNIT_ASSERT_NOT_NULL(test, c->objcg);
 
 	migrate_disable();
@@ -286,7 +286,7 @@ static void churn_release(struct churn_slot *s)
 		s->objcg = NULL;
 	} else if (s->charge.state == MCS_CHARGE_COMMITTED) {
 		/* may drop the last reference of an offline memcg */
-		mcs_uncharge(&s->charge);
+		mcs_charge_uncharge(&s->charge);
 	}
 }
 
@@ -305,9 +305,9 @@ static void churn_nmi_fn(void *arg)
 	if (s->objcg || s->charge.state != MCS_CHARGE_IDLE) {
 		churn_release(s);
 	} else if (t && (r & 0x100)) {
-		ret = mcs_try_charge_page(&s->charge, t->memcg, NMI_GFP, 1 + (r >> 9) % 4);
+		ret = mcs_charge_try(&s->charge, t->memcg, NMI_GFP, 1 + (r >> 9) % 4);
 		if (!ret)
-			mcs_commit_charge(&s->charge);
+			mcs_charge_commit(&s->charge);
 		else if (ret != -ENOENT && ret != -ENOMEM)
 			churn_error(c, ret);
 	} else if (t) {
@@ -323,7 +323,7 @@ static void churn_nmi_fn(void *arg)
 			churn_error(c, ret);
 	}
 	/* and a charge that does not outlive the NMI */
-	if (t && !mcs_try_charge(t->memcg, NMI_GFP, 2))
+	if (t && !mcs_charge_pages(t->memcg, NMI_GFP, 2))
 		mcs_uncharge_pages(t->memcg, 2);
 	rcu_read_unlock();
 	c->ops++;
@@ -393,7 +393,7 @@ static void nmi_load_with_churn(struct kunit *test)
 			KUNIT_FAIL(test, "create: %ld", PTR_ERR(t->memcg));
 			break;
 		}
-		t->objcg = mcs_get_objcg(t->memcg);
+		t->objcg = mcs_memcg_tryget_objcg(t->memcg);
 		rcu_assign_pointer(ch->target, t);
 		usleep_range(1000, 2000);
 		/* drains of every kind while NMIs charge */

@@ -301,7 +301,7 @@ static void obj_size_zero_refused(struct kunit *test)
 static void obj_null_objcg_refused(struct kunit *test)
 {
 	expect_byte_calls_refused(test, NULL, 8);
-	KUNIT_EXPECT_NULL(test, mcs_get_objcg(NULL));
+	KUNIT_EXPECT_NULL(test, mcs_memcg_tryget_objcg(NULL));
 }
 
 static long fill_obj_this_cpu(void *arg)
@@ -446,7 +446,7 @@ static void obj_reparent_under_traffic(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.errors, 0L);
 	KUNIT_EXPECT_EQ(test, l->victim_usage_after, 0UL);
 	KUNIT_EXPECT_PTR_EQ(test, mcs_objcg_memcg(l->objcg[0]), parent);
-	KUNIT_EXPECT_NULL(test, mcs_get_objcg(child));
+	KUNIT_EXPECT_NULL(test, mcs_memcg_tryget_objcg(child));
 	/* charges after the offline landed on the parent */
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(child), 0UL);
 
