@@ -212,7 +212,7 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
- * An NMI source a module can drive (nmi.c): an NMI_LOCAL handler and an
+ * An NMI source a module can drive (harness/nmi.c): an NMI_LOCAL handler and an
  * NMI sent through the local APIC.  x86 only; UML has no NMI at all.
  * `apic`, __register_nmi_handler() and unregister_nmi_handler() are
  * exported (GPL) on 6.1 and 6.12 alike.

@@ -53,7 +53,7 @@ int mcs_input_match(const char *what, const char *key, const char *val,
 /* bench.c */
 void mcs_bench_init(struct dentry *dir);
 
-/* stress.c: the debugfs stress harness, set up and torn down by module.c */
+/* stress_files.c: the debugfs stress harness, set up and torn down by module.c */
 int mcs_stress_init(void);
 void mcs_stress_exit(void);
 

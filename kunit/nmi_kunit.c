@@ -7,7 +7,7 @@
  * load on every CPU, in every stock mode, while memcgs come and go and
  * stocks are drained, ends at exactly zero.
  *
- * The NMIs come from the module's own source (nmi.c: an NMI_LOCAL handler
+ * The NMIs come from the module's own source (harness/nmi.c: an NMI_LOCAL handler
  * and an APIC NMI to one CPU); kernels without one (UML) skip every case
  * with that reason.
  */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench.sh (`make bench`): the A/B benchmark of the stock modes, through
-# debugfs "bench" (bench.c), in two kinds of guests:
+# debugfs "bench" (harness/bench.c), in two kinds of guests:
 #
 #  1. instruction counts (the headline): Debian 6.12 generic and RT under
 #     qemu TCG with -icount shift=0, where one guest ns is one executed
