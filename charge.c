@@ -23,11 +23,13 @@
  * for the whole run.
  *
  * Context rules: every function here may run in task, softirq or hardirq
- * context.  mcs_charge_try() inherits mcs_charge_pages()'s rule that a
- * gfp mask allowing blocking means task context.  The page counters are
- * atomic, the statistics are per-CPU local_t updated with preemption
- * disabled, and mcs_memcg_put() frees after an RCU grace period; nothing
- * here takes a lock.  mcs_charge_expect_misuse() is for tests, task context.
+ * context, and in NMI with a gfp mask without reclaim bits (see
+ * memcg_stock.h).  mcs_charge_try() inherits mcs_charge_pages()'s rule
+ * that a gfp mask allowing blocking means task context.  The page
+ * counters are atomic, the statistics are per-CPU local_t, and the last
+ * put of a memcg frees after an RCU grace period (from NMI, through the
+ * module's irq_work deferral); nothing here takes a lock.
+ * mcs_charge_expect_misuse() is for tests, task context.
  *
  * Ownership: a descriptor, and a gather, belong to one caller at a time,
  * as a page's memcg binding is stable only under the page lock, LRU
