@@ -43,10 +43,15 @@ kvm_works() {
 }
 accel=${MCS_ACCEL:-auto}
 if [[ $accel == auto ]]; then
+	# one probe for concurrent boots (vmtest's VM_JOBS): the others wait
+	exec 9>"$MCS_OUT/accel.lock"
+	flock 9
 	if [[ ! -s $MCS_OUT/accel ]]; then
-		if kvm_works; then echo kvm; else echo tcg; fi > "$MCS_OUT/accel"
+		if kvm_works; then echo kvm; else echo tcg; fi > "$MCS_OUT/accel.tmp"
+		mv "$MCS_OUT/accel.tmp" "$MCS_OUT/accel"
 	fi
 	accel=$(cat "$MCS_OUT/accel")
+	exec 9>&-
 fi
 case $accel in
 kvm)	accel_args=(-accel kvm -cpu host) ;;
