@@ -137,6 +137,7 @@ INIT
 chmod +x "$U/init.sh"
 
 log "booting UML ($ncpus CPUs, mem=$mem, timeout ${timeout_s}s)"
+cpu0=$(mcs_children_cpu)	# the boot's host CPU, against its wall time
 tb=$SECONDS
 rc=0
 timeout -s KILL "$timeout_s" "$B/linux" mem="$mem" ncpus="$ncpus" seccomp=on \
@@ -145,7 +146,7 @@ timeout -s KILL "$timeout_s" "$B/linux" mem="$mem" ncpus="$ncpus" seccomp=on \
 	MCS_SELFTESTS="$U/selftests" MCS_ST_TIMEOUT="$st_timeout" MCS_FUZZ_SECONDS="$fuzz_s" \
 	</dev/null >"$U/console.log" 2>&1 || rc=$?
 boot_s=$((SECONDS - tb))
-log "UML exited ($rc) after ${boot_s}s; console log $U/console.log"
+log "UML exited ($rc) after ${boot_s}s wall, $(($(mcs_children_cpu) - cpu0))s host CPU; console log $U/console.log"
 
 # ---- verdict ---------------------------------------------------------------
 fails=()

@@ -149,3 +149,11 @@ mcs_kill_tree() {
 	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do mcs_kill_tree "$c"; done
 	kill "$1" 2>/dev/null || true
 }
+
+# mcs_children_cpu: host CPU seconds (user + system) used so far by the
+# calling script's finished, waited-for children (/proc/PID/stat cutime and
+# cstime; bash's `times` cannot be piped: a subshell has no children).
+mcs_children_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.0f\n", ($14 + $15) / hz }' \
+		"/proc/$$/stat"
+}
