@@ -22,7 +22,7 @@
 # switched off, or any splat on the console.
 # Results: $MCS_OUT/vm/<kernel>/ (console.log, ktap.txt, kunit.txt, ...).
 #
-# Environment: VM_KERNELS, VM_JOBS (kernels booted at a time, default 3;
+# Environment: VM_KERNELS, VM_JOBS (kernels booted at a time, default 2;
 # their preparation - kernel, module, initramfs - runs one at a time), VM_SMP
 # (default 2), VM_NUMA (default 1 node), QEMU_TIMEOUT (per boot, default
 # 600 s + the fuzzing), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
@@ -279,12 +279,12 @@ run_kernel() {
 	echo "$(cat "$d/t-kernel")+$(cat "$d/t-ko")+$tboot" > "$d/times"
 }
 
-# VM_JOBS kernels at a time (default 3, see the README's Timings: the
+# VM_JOBS kernels at a time (default 2, see the README's Timings: the
 # guests' time is mostly fixed wall-clock durations, so overlapping boots
 # cuts wall time although the host has 2 cores).  Each job logs to
 # $V/<kernel>/vmtest.log; a finished job's log is printed whole, so the
 # output of concurrent kernels is never interleaved.
-jobs_max=${VM_JOBS:-3}
+jobs_max=${VM_JOBS:-2}
 [[ $jobs_max =~ ^[1-9][0-9]*$ ]] || die "VM_JOBS=$jobs_max: expected a positive number"
 for k in "${kernels[@]}"; do
 	rm -rf "${V:?}/$k"
