@@ -1,25 +1,94 @@
 #!/bin/bash
-# check.sh (`make check`): every test stage, in turn, even after a failure,
-# then one closing line "N passed, N failed" (stages); non-zero on failure.
+# check.sh (`make check`): every test stage, even after a failure, then one
+# closing line "N passed, N failed" (stages); non-zero on failure.
+#
+# The stages run concurrently where they can: lint, kunit-uml (UML), vmtest
+# (qemu guests, VM_JOBS at a time) and dkms-check start together;
+# compile-check follows vmtest (it reuses vmtest's 6.12 module builds).  The
+# guests spend most of their time in fixed wall-clock durations (fuzzing,
+# timed stress runs), so overlapping them cuts the wall time on 2 cores.
+# Each stage writes its own log, $MCS_OUT/check/<stage>.log; a line is
+# printed as each stage ends, and the whole log of every failed stage is
+# printed at the end, one after the other.
+#   CHECK_PARALLEL=0  one stage after the other (the old order), e.g. to
+#                     measure each stage alone; the logs are then printed
+#                     as they come, as before
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 stages=(lint.sh kunit-uml.sh vmtest.sh compile-check.sh dkms-check.sh)
+# stage -> the stage it must wait for
+declare -A after=([compile-check.sh]=vmtest.sh)
+parallel=${CHECK_PARALLEL:-1}
+L=$MCS_OUT/check
+rm -rf "$L"
+mkdir -p "$L"
 passed=0 failed=0 failures=()
+declare -A start=() pid_of=() status=() dur=()
 t0=$SECONDS
-for s in "${stages[@]}"; do
-	ts=$SECONDS
-	log "check: ==== ${s%.sh} ===="
-	if "$here/$s"; then
+
+# done_stage STAGE RC
+done_stage() {
+	local s=$1 rc=$2 n=${1%.sh}
+	status[$s]=$rc
+	dur[$s]=$((SECONDS - start[$s]))
+	if ((rc == 0)); then
 		passed=$((passed + 1))
-		log "check: ${s%.sh} passed ($((SECONDS - ts)) s)"
+		log "check: $n passed ($((SECONDS - start[$s])) s)"
 	else
 		failed=$((failed + 1))
-		failures+=("${s%.sh}")
-		log "check: ${s%.sh} FAILED ($((SECONDS - ts)) s)"
+		failures+=("$n")
+		log "check: $n FAILED ($((SECONDS - start[$s])) s; log $L/$n.log)"
 	fi
-done
+}
+
+if [[ $parallel == 0 ]]; then
+	for s in "${stages[@]}"; do
+		start[$s]=$SECONDS
+		log "check: ==== ${s%.sh} ===="
+		rc=0
+		"$here/$s" || rc=$?
+		done_stage "$s" "$rc"
+	done
+else
+	trap 'for p in "${pid_of[@]}"; do mcs_kill_tree "$p"; done' INT TERM
+	declare -A stage_of=()	# pid -> stage
+	launch() {
+		start[$1]=$SECONDS
+		log "check: ${1%.sh} started (log $L/${1%.sh}.log)"
+		"$here/$1" > "$L/${1%.sh}.log" 2>&1 &
+		pid_of[$1]=$!
+		stage_of[$!]=$1
+	}
+	pending=()
+	for s in "${stages[@]}"; do
+		if [[ -n ${after[$s]:-} ]]; then pending+=("$s"); else launch "$s"; fi
+	done
+	while ((${#stage_of[@]})); do
+		rc=0
+		wait -n -p done_pid "${!stage_of[@]}" || rc=$?
+		s=${stage_of[$done_pid]}
+		unset "stage_of[$done_pid]"
+		done_stage "$s" "$rc"
+		rest=()
+		for p in "${pending[@]}"; do
+			if [[ ${after[$p]} == "$s" ]]; then launch "$p"; else rest+=("$p"); fi
+		done
+		pending=("${rest[@]}")
+	done
+	trap - INT TERM
+	# the logs of the failed stages, whole and one at a time
+	for s in "${stages[@]}"; do
+		((${status[$s]} == 0)) && continue
+		printf '\n===== %s FAILED: %s =====\n' "${s%.sh}" "$L/${s%.sh}.log" >&2
+		cat "$L/${s%.sh}.log" >&2
+		printf '===== end of %s =====\n' "${s%.sh}" >&2
+	done
+fi
+times=
+for s in "${stages[@]}"; do times+=" ${s%.sh}=${dur[$s]}s"; done
+log "check: stage times:$times"
 log "check: total $((SECONDS - t0)) s${failures[*]:+; failed: ${failures[*]}}"
 echo "check: $passed passed, $failed failed"
 ((failed == 0))

@@ -112,6 +112,11 @@ case $want in
 esac
 abi=${headers#linux-headers-}
 dir=$MCS_CACHE/debian/$abi
+# one fetcher per ABI: a second caller (a concurrent vmtest job, another
+# checkout sharing the cache) waits, then finds the tree ready
+mkdir -p "$MCS_CACHE/debian"
+exec 9>"$MCS_CACHE/debian/.$abi.lock"
+flock 9
 # a directory from before .image-done existed: unpacked whole, vmlinuz linked
 [[ -e $dir/vmlinuz && ! -e $dir/.image-done && -e $dir/.done ]] && touch "$dir/.image-done"
 if [[ -e $dir/.done ]] && { [[ -z $image ]] || [[ -e $dir/.image-done ]]; }; then

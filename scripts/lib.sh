@@ -22,10 +22,18 @@ mcs_apt_setup() {
 		printf 'deb [signed-by=%s] http://deb.debian.org/debian %s main\n' "$kr" trixie-backports
 		printf 'deb [signed-by=%s] http://deb.debian.org/debian-security %s main\n' "$kr" bookworm-security
 	} > "$MCS_APT_DIR/sources.list"
-	# refresh the lists at most once every 12 hours
+	# refresh the lists at most once every 12 hours; one updater at a time
+	# (concurrent jobs and other checkouts share the cache), the others
+	# wait and see the fresh stamp
 	local stamp=$MCS_APT_DIR/updated
-	if [[ ! -e $stamp || -n $(find "$stamp" -mmin +720 2>/dev/null) ]]; then
-		mcs_apt apt-get -q update >&2 && touch "$stamp"
+	mcs_apt_stale() { [[ ! -e $stamp || -n $(find "$stamp" -mmin +720 2>/dev/null) ]]; }
+	if mcs_apt_stale; then
+		(
+			flock 9
+			if mcs_apt_stale; then
+				mcs_apt apt-get -q update >&2 && touch "$stamp"
+			fi
+		) 9>"$MCS_APT_DIR/update.lock"
 	fi
 }
 mcs_apt() {
@@ -132,4 +140,20 @@ mcs_qemu_kernel() {
 		;;
 	*) die "unknown kernel '$1': expected $MCS_KERNEL_NAMES" ;;
 	esac
+}
+
+# mcs_kill_tree PID: SIGTERM PID and every process below it, children
+# first found, so that an interrupted job takes its qemu or UML along.
+mcs_kill_tree() {
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do mcs_kill_tree "$c"; done
+	kill "$1" 2>/dev/null || true
+}
+
+# mcs_children_cpu: host CPU seconds (user + system) used so far by the
+# calling script's finished, waited-for children (/proc/PID/stat cutime and
+# cstime; bash's `times` cannot be piped: a subshell has no children).
+mcs_children_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.0f\n", ($14 + $15) / hz }' \
+		"/proc/$$/stat"
 }

@@ -46,10 +46,15 @@ kvm_works() {
 }
 accel=${MCS_ACCEL:-auto}
 if [[ $accel == auto ]]; then
+	# one probe for concurrent boots (vmtest's VM_JOBS): the others wait
+	exec 9>"$MCS_OUT/accel.lock"
+	flock 9
 	if [[ ! -s $MCS_OUT/accel ]]; then
-		if kvm_works; then echo kvm; else echo tcg; fi > "$MCS_OUT/accel"
+		if kvm_works; then echo kvm; else echo tcg; fi > "$MCS_OUT/accel.tmp"
+		mv "$MCS_OUT/accel.tmp" "$MCS_OUT/accel"
 	fi
 	accel=$(cat "$MCS_OUT/accel")
+	exec 9>&-
 fi
 [[ -z ${QEMU_ICOUNT:-} || $accel == tcg ]] || die "QEMU_ICOUNT needs TCG (accel=$accel)"
 case $accel in
@@ -93,6 +98,8 @@ append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 ${Q
 mkdir -p "$(dirname "$logf")"
 log "qemu: accel=$accel smp=$smp numa=$nodes icount=${QEMU_ICOUNT:-off} ($(basename "$kernel"))"
 echo "mcs-qemu: accel=$accel smp=$smp numa=$nodes icount=${QEMU_ICOUNT:-off}" > "$logf"
+tq=$SECONDS
+cpu0=$(mcs_children_cpu)
 set +e
 timeout -k 5 "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 \
 	"${accel_args[@]}" -smp "${smp_args[@]}" -m "${mem_mb}M" "${numa_args[@]}" \
@@ -102,5 +109,9 @@ timeout -k 5 "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 \
 	</dev/null 2>&1 | tr -d '\r' | LC_ALL=C tr -c '\11\12\40-\176' '?' >> "$logf"
 rc=${PIPESTATUS[0]}
 set -e
+# host CPU seconds the boot used (qemu, user + system), against its wall
+# time: how much of a guest's time is CPU, how much fixed durations
+cpu=$(($(mcs_children_cpu) - cpu0))
+log "qemu: exit $rc after $((SECONDS - tq)) s wall, $cpu s host CPU ($(basename "$kernel"), smp=$smp)"
 ((rc == 124)) && log "qemu timed out after ${QEMU_TIMEOUT:-600} s ($logf)"
 exit "$rc"
