@@ -31,7 +31,7 @@
 #                         deb-amd64+smp1 deb-amd64+smp4)
 #   BENCH_WALL_KERNELS    wall-clock kernels (default: uml deb-amd64)
 #   BENCH_REPS            wall-clock repetitions (default 5, at least 5)
-#   BENCH_MS              duration of one wall-clock measurement (default 200)
+#   BENCH_MS              duration of one wall-clock measurement (default 100)
 #   MCS_UML_CPUS          guest CPUs (default 2; the qemu guests too)
 # Set a kernel list to "" to skip that part.
 set -euo pipefail
@@ -40,7 +40,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 ncpus=${MCS_UML_CPUS:-2}
 reps=${BENCH_REPS:-5}
-ms=${BENCH_MS:-200}
+ms=${BENCH_MS:-100}
 ims=${BENCH_ICOUNT_MS:-20}
 iruns=${BENCH_ICOUNT_RUNS:-2}
 icount_kernels=${BENCH_ICOUNT_KERNELS-deb-amd64 deb-rt-amd64}
