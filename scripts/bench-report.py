@@ -145,7 +145,7 @@ if len(sys.argv) > 1 and sys.argv[1] == "--noisy":
     sys.exit(0)
 
 bdir, outdir, ncpus = sys.argv[1], sys.argv[2], int(sys.argv[3])
-out, csvrows, bad, refused = [], [], [], []
+out, csvrows, bad, refused, garbled = [], [], [], [], []
 
 
 def emit(s=""):
@@ -155,7 +155,9 @@ def emit(s=""):
 def load(d):
     rows = read_kv(os.path.join(d, "results.txt"))
     bad.extend(r for r in rows if r.get("verdict") == "FAIL")
-    refused.extend(r for r in rows if r.get("verdict") not in ("PASS", "FAIL"))
+    refused.extend(r for r in rows if r.get("verdict") == "ERROR")
+    # a kernel message printed into the middle of a qemu console line
+    garbled.extend(r for r in rows if r.get("verdict") not in ("PASS", "FAIL", "ERROR"))
     return [r for r in rows if r.get("verdict") == "PASS"], read_meta(d)
 
 
@@ -511,7 +513,8 @@ nrows = sum(len(rs) for runs in icount.values() for rs, _ in runs) + \
     sum(len(a[0]) + len(b[0]) for a, b in wall.values())
 emit()
 emit(f"measurements: {nrows}, invariant failures: {len(bad)}, job lines the bench refused: "
-     f"{len(refused)}")
+     f"{len(refused)}, result lines cut by a kernel message on the console (not counted): "
+     f"{len(garbled)}")
 for r in bad[:20]:
     emit("  FAILED: " + " ".join(f"{k}={r.get(k, '?')}" for k in KEYS))
 for r in refused[:3]:
