@@ -163,7 +163,8 @@ static const char * const numbers[] = {
 static const char * const words[] = {
 	"1", "0", "all", "stop", "start", "page_counter", "stock", "task", "softirq",
 	"hardirq", "contexts", "bytes", "limit", "churn", "hotplug", "custom", "decoupled",
-	"coupled", "none", "pages", "mixed", "floor", "yes", "no", "true", "on", "off",
+	"coupled", "none", "coupled-noirq", "objcg-atomic", "pages", "mixed", "floor", "yes",
+	"no", "true", "on", "off",
 	"Y", "N", "ALL", "Stop", "all all", "1 1", "stop\n", "all\n",
 };
 
@@ -172,7 +173,7 @@ static const char * const cases[] = {
 };
 
 static const char * const bench_keys[] = {
-	"mode", "clients", "workload", "hardirq", "shared", "duration_ms",
+	"mode", "clients", "workload", "hardirq", "shared", "duration_ms", "memcgs", "nmi",
 };
 
 static const char * const junk_keys[] = {
@@ -181,6 +182,8 @@ static const char * const junk_keys[] = {
 };
 
 static const char * const modes[] = { "decoupled", "coupled", "none" };
+/* the bench also takes its control, which config refuses */
+static const char * const bench_modes[] = { "decoupled", "coupled", "none", "coupled-noirq" };
 static const char * const workloads[] = { "pages", "bytes", "mixed", "floor" };
 
 static char pay[PAY_MAX];
@@ -317,7 +320,7 @@ static void pay_valid_bench(void)
 		first = 0;
 		switch (rn(6)) {
 		case 0:
-			pay_fmt("mode=%s", PICK(modes));
+			pay_fmt("mode=%s", PICK(bench_modes));
 			break;
 		case 1:
 			pay_fmt("clients=%u", 1 + rn(8));
