@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$MCS_SRC/dkms.conf")
-grep -q "MODULE_VERSION(\"$ver\")" "$MCS_SRC/memcg_stock.c" ||
+grep -q "MODULE_VERSION(\"$ver\")" "$MCS_SRC/module.c" ||
 	die "dkms.conf PACKAGE_VERSION $ver does not match MODULE_VERSION"
 kd=$("$here/fetch-debian-kernel.sh" amd64)
 kver=$(basename "$(readlink -f "$kd")")
