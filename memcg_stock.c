@@ -388,7 +388,7 @@ EXPORT_SYMBOL_GPL(mcs_memcg_stat);
  * Take @nr_pages of @memcg from this CPU's stock.  Trylock only: a busy
  * stock is a miss, never a wait.
  */
-bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
+__always_inline bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	struct mcs_memcg_stock *stock;
 	bool ret = false;
@@ -466,7 +466,7 @@ int mcs_context(void)
  * not chosen at random: the RNG takes a lock of its own and this runs in
  * any context.
  */
-void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
+__always_inline void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	struct mcs_memcg_stock *stock;
 	int i, empty = -1;

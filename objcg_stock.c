@@ -516,7 +516,7 @@ static bool obj_args_ok(struct mcs_objcg *objcg, size_t size, bool account,
  * (one locked cmpxchg per consume and per refill, on a cache line all
  * CPUs of the objcg write).  The benchmark reports it under that name.
  */
-bool mcs_objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size,
+__always_inline bool mcs_objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size,
 			      bool account, int nid, enum mcs_slab_item item)
 {
 	if (!objcg_take_leftover(objcg, size))
@@ -526,7 +526,7 @@ bool mcs_objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size,
 	return true;
 }
 
-void mcs_objcg_atomic_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
+__always_inline void mcs_objcg_atomic_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 			     bool account, int acct, int nid, enum mcs_slab_item item)
 {
 	mcs_objcg_add_leftover(objcg, nr_bytes);
@@ -535,7 +535,7 @@ void mcs_objcg_atomic_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 }
 
 /* The decoupled obj stock's consume: trylock only, a busy stock is a miss. */
-bool mcs_obj_stock_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
+__always_inline bool mcs_obj_stock_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
 			   int nid, enum mcs_slab_item item)
 {
 	struct mcs_obj_stock *stock;
@@ -553,7 +553,7 @@ bool mcs_obj_stock_consume(struct mcs_objcg *objcg, unsigned int size, bool acco
  * The decoupled obj stock's refill, inside the mode fence (see
  * stock_modes.h); @allow_uncharge: see __refill_obj_stock().
  */
-void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
+__always_inline void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 			  bool allow_uncharge, bool account, int acct, int nid,
 			  enum mcs_slab_item item)
 {
