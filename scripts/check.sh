@@ -53,29 +53,43 @@ if [[ $parallel == 0 ]]; then
 	done
 else
 	trap 'for p in "${pid_of[@]}"; do mcs_kill_tree "$p"; done' INT TERM
-	declare -A stage_of=()	# pid -> stage
+	# Each stage writes its exit status to $L/<stage>.rc when it ends; the
+	# loop polls for those files (bash's `wait -n -p` lost a job here once,
+	# "no such job", and took check.sh down with it).
+	running=()
 	launch() {
+		local n=${1%.sh}
 		start[$1]=$SECONDS
-		log "check: ${1%.sh} started (log $L/${1%.sh}.log)"
-		"$here/$1" > "$L/${1%.sh}.log" 2>&1 &
+		log "check: $n started (log $L/$n.log)"
+		rm -f "$L/$n.rc"
+		( rc=0; "$here/$1" > "$L/$n.log" 2>&1 || rc=$?; echo "$rc" > "$L/$n.rc.tmp"
+		  mv "$L/$n.rc.tmp" "$L/$n.rc" ) &
 		pid_of[$1]=$!
-		stage_of[$!]=$1
+		running+=("$1")
 	}
 	pending=()
 	for s in "${stages[@]}"; do
 		if [[ -n ${after[$s]:-} ]]; then pending+=("$s"); else launch "$s"; fi
 	done
-	while ((${#stage_of[@]})); do
-		rc=0
-		wait -n -p done_pid "${!stage_of[@]}" || rc=$?
-		s=${stage_of[$done_pid]}
-		unset "stage_of[$done_pid]"
-		done_stage "$s" "$rc"
-		rest=()
-		for p in "${pending[@]}"; do
-			if [[ ${after[$p]} == "$s" ]]; then launch "$p"; else rest+=("$p"); fi
+	declare -A ended=()
+	while ((${#running[@]})); do
+		sleep 2
+		for s in "${running[@]}"; do
+			[[ -z ${ended[$s]:-} && -f $L/${s%.sh}.rc ]] || continue
+			ended[$s]=1
+			wait "${pid_of[$s]}" 2>/dev/null || true
+			done_stage "$s" "$(cat "$L/${s%.sh}.rc")"
+			rest=()
+			for p in "${pending[@]}"; do
+				if [[ ${after[$p]} == "$s" ]]; then launch "$p"; else rest+=("$p"); fi
+			done
+			pending=("${rest[@]}")
 		done
-		pending=("${rest[@]}")
+		still=()
+		for s in "${running[@]}"; do
+			[[ -n ${ended[$s]:-} ]] || still+=("$s")
+		done
+		running=("${still[@]}")
 	done
 	trap - INT TERM
 	# the logs of the failed stages, whole and one at a time
