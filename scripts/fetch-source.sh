@@ -14,6 +14,13 @@ mkdir -p "$debs"
 newest_cached() {
 	{ ls "$debs"/linux-source-"$series"*_all.deb 2>/dev/null || true; } | sort -V | tail -1
 }
+mkdir -p "$MCS_CACHE/src"
+# One fetcher per series: the stages of `make check` start together and, on
+# an empty cache, would otherwise download and unpack into the same
+# directory at once (seen: three stages failing in the same minute).  The
+# others wait here and find the tree unpacked.
+exec 9>"$MCS_CACHE/src/.fetch-$series.lock"
+flock 9
 deb=$(newest_cached)
 if [[ -z $deb ]]; then
 	mcs_apt_setup
