@@ -2,8 +2,11 @@
 # check.sh (`make check`): every test stage, even after a failure, then one
 # closing line "N passed, N failed" (stages); non-zero on failure.
 #
-# The stages run concurrently where they can: lint, kunit-uml (UML), vmtest
-# (qemu guests, VM_JOBS at a time) and dkms-check start together;
+# The stages run concurrently where they can: prepare-kernels (builds the
+# UML kernel and the qemu kernels, or finds them cached), lint and
+# dkms-check start together; kunit-uml (UML) and vmtest (qemu guests,
+# VM_JOBS at a time) start when prepare-kernels ends, so that no guest boots
+# beside a kernel build (a starved guest fails timing-bound cases);
 # compile-check follows vmtest (it reuses vmtest's 6.12 module builds).  The
 # guests spend most of their time in fixed wall-clock durations (fuzzing,
 # timed stress runs), so overlapping them cuts the wall time on 2 cores.
@@ -17,9 +20,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-stages=(lint.sh kunit-uml.sh vmtest.sh compile-check.sh dkms-check.sh)
-# stage -> the stage it must wait for
-declare -A after=([compile-check.sh]=vmtest.sh)
+stages=(prepare-kernels.sh lint.sh kunit-uml.sh vmtest.sh compile-check.sh dkms-check.sh)
+# stage -> the stage it must wait for (it runs even if that one failed)
+declare -A after=([kunit-uml.sh]=prepare-kernels.sh [vmtest.sh]=prepare-kernels.sh
+	[compile-check.sh]=vmtest.sh)
 parallel=${CHECK_PARALLEL:-1}
 L=$MCS_OUT/check
 rm -rf "$L"

@@ -103,6 +103,12 @@ mcs_check_console() {
 # A spec may add guest options: NAME[+smpN][+numaN] (N vCPUs, N NUMA nodes),
 # e.g. deb-amd64+smp8, deb-amd64+smp4+numa4.
 MCS_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The kernels `make vmtest` (and so `make check`) boots when VM_KERNELS is
+# not set; prepare-kernels.sh builds the same list.  dbg-generic (the
+# lockdep/kmemleak debug kernel without RT) costs 15 minutes of build on an
+# empty cache: it is booted by `make soak` (SOAK_KERNELS), so that a cold
+# `make check` stays within its 30 minutes.
+MCS_VM_KERNELS_DEFAULT='deb-amd64 deb-rt-amd64 deb-6.1-amd64 dbg-rt'
 MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa'
 
 # mcs_kernel_spec SPEC: check a spec and print "NAME SMP NUMA" (0: not given)
@@ -156,4 +162,42 @@ mcs_kill_tree() {
 mcs_children_cpu() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.0f\n", ($14 + $15) / hz }' \
 		"/proc/$$/stat"
+}
+
+# Failures that are not memcg_stock's, for the one retry of a guest boot
+# (vmtest.sh, stress-soak.sh).  Each takes a console log.
+#
+# mcs_impossible_cpu_state LOG: a register dump whose EFLAGS has a reserved
+# bit set (bit 1 must be 1; 3, 5, 15 and 22-63 must be 0) cannot come from
+# a real CPU: an emulator fault, seen as "double fault" in SLUB's
+# cmpxchg16b under TCG.
+mcs_impossible_cpu_state() {
+	local f
+	for f in $(grep -aoE 'EFLAGS: [0-9a-f]+' "$1" | awk '{print $2}'); do
+		(((0x$f & 0xffffffffffc08028) != 0 || (0x$f & 0x2) == 0)) && return 0
+	done
+	return 1
+}
+
+# mcs_stall_before_module LOG: an RCU stall (or a hung task) reported before
+# memcg_stock was loaded: a host too loaded to run the guest's timers.
+mcs_stall_before_module() {
+	local ins stall
+	ins=$(grep -an -m1 '^MCS-INSMOD memcg_stock' "$1" | cut -d: -f1 || true)
+	stall=$(grep -anE -m1 'detected stalls|self-detected stall|kthread starved|blocked for more than' "$1" |
+		cut -d: -f1 || true)
+	[[ -n $stall ]] && { [[ -z $ins ]] || ((stall < ins)); }
+}
+
+# mcs_foreign_crash LOG: the kernel crashed (Oops or panic) and no
+# memcg_stock frame is in the 40 lines after any crash report, or the CPU
+# state is impossible.  Counts with grep -c: a grep -q at the end of a pipe
+# would SIGPIPE the first grep, a failure under pipefail.
+mcs_foreign_crash() {
+	local n
+	n=$(grep -acE 'Oops|Kernel panic' "$1" || true)
+	((n > 0)) || return 1
+	mcs_impossible_cpu_state "$1" && return 0
+	n=$(grep -aE -A40 'Oops|Kernel panic|BUG:' "$1" | grep -ac '\[memcg_stock\]' || true)
+	((n == 0))
 }

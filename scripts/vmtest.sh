@@ -4,7 +4,8 @@
 # kernel has KUnit) and the selftests, then judge the serial log on the host.
 #
 # Kernels (VM_KERNELS, by name: see mcs_qemu_kernel in lib.sh; default
-# deb-amd64 deb-rt-amd64 deb-6.1-amd64 dbg-generic dbg-rt):
+# MCS_VM_KERNELS_DEFAULT, deb-amd64 deb-rt-amd64 deb-6.1-amd64 dbg-rt;
+# dbg-generic is in make soak):
 #   deb-amd64      Debian bookworm's 6.12 generic  (scripts/fetch-debian-kernel.sh)
 #   deb-rt-amd64   Debian bookworm's 6.12 PREEMPT_RT
 #   deb-6.1-amd64  Debian bookworm's 6.1 generic
@@ -27,7 +28,7 @@
 # (default 2), VM_NUMA (default 1 node), QEMU_TIMEOUT (per boot, default
 # 600 s + the fuzzing), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
 # VM_FUZZ_FULL (kernel names whose selftests/mcs_fuzz runs 60 s, default
-# dbg-generic), VM_FUZZ_SHORT (the others' fuzzing, default 20 s),
+# dbg-rt), VM_FUZZ_SHORT (the others' fuzzing, default 20 s),
 # MCS_FUZZ_SECONDS (fuzzing on every kernel, overrides both),
 # MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests).
 set -euo pipefail
@@ -45,40 +46,19 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 # the KUnit report is read back from the ring buffer: make room for it
 # (unknown parameters such as MCS_SELFTEST_TIMEOUT=N reach /init's environment)
 # The fuzzer keeps both vCPUs busy: a full minute only where the checkers
-# are strongest (VM_FUZZ_FULL, default our lockdep/kmemleak dbg-generic;
+# are strongest (VM_FUZZ_FULL, default our lockdep/kmemleak dbg-rt;
 # kunit-uml fuzzes 60 s under KASAN+lockdep), VM_FUZZ_SHORT seconds (20)
 # on the others.  MCS_FUZZ_SECONDS, when set, applies to every kernel.
 fuzz_full=${MCS_FUZZ_SECONDS:-60}
 fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-20}}
-fuzz_kernels=" ${VM_FUZZ_FULL:-dbg-generic} "
+fuzz_kernels=" ${VM_FUZZ_FULL:-dbg-rt} "
 [[ $fuzz_full =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_full is not a number"
 [[ $fuzz_short =~ ^[0-9]+$ ]] || die "VM_FUZZ_SHORT=$fuzz_short is not a number"
 append="log_buf_len=4M ${MCS_SELFTEST_TIMEOUT:+MCS_SELFTEST_TIMEOUT=$MCS_SELFTEST_TIMEOUT }${QEMU_APPEND:-}"
 # per boot; by default the selftests' 600 s plus that kernel's fuzzing
 qemu_timeout=${QEMU_TIMEOUT:-}
 
-# A register dump whose EFLAGS has a reserved bit set (bit 1 must be 1;
-# 3, 5, 15 and 22-63 must be 0) cannot come from a real CPU: an emulator
-# fault, seen as "double fault" in SLUB's cmpxchg16b under TCG.
-# stall_before_module LOG: did the guest report an RCU stall (or a hung
-# task) before memcg_stock was loaded?
-stall_before_module() {
-	local ins stall
-	ins=$(grep -an -m1 '^MCS-INSMOD memcg_stock' "$1" | cut -d: -f1)
-	stall=$(grep -anE -m1 'detected stalls|self-detected stall|kthread starved|blocked for more than' "$1" |
-		cut -d: -f1)
-	[[ -n $stall ]] && { [[ -z $ins ]] || ((stall < ins)); }
-}
-
-impossible_cpu_state() {
-	local f
-	for f in $(grep -aoE 'EFLAGS: [0-9a-f]+' "$1" | awk '{print $2}'); do
-		(((0x$f & 0xffffffffffc08028) != 0 || (0x$f & 0x2) == 0)) && return 0
-	done
-	return 1
-}
-
-kernels=(${VM_KERNELS:-deb-amd64 deb-rt-amd64 deb-6.1-amd64 dbg-generic dbg-rt})
+kernels=(${VM_KERNELS:-$MCS_VM_KERNELS_DEFAULT})
 for k in "${kernels[@]}"; do mcs_kernel_spec "$k" > /dev/null; done
 V=$MCS_OUT/vm
 mkdir -p "$V"
@@ -285,12 +265,9 @@ run_kernel() {
 		# log is kept.
 		retry=
 		if ((attempt == 1)) && [[ " ${why[*]} " == *'no verdict (panic/hang)'* ]] &&
-			grep -aqE 'Oops|Kernel panic' "$d/console.log" &&
-			{ ! grep -aE -A40 'Oops|Kernel panic|BUG:' "$d/console.log" |
-				grep -aq '\[memcg_stock\]' ||
-				impossible_cpu_state "$d/console.log"; }; then
-			retry="kernel crash not caused by memcg_stock ($(grep -aE -m1 'Oops|Kernel panic' "$d/console.log")$(impossible_cpu_state "$d/console.log" && echo ', impossible EFLAGS: emulator fault'))"
-		elif ((attempt == 1 && ${#why[@]})) && stall_before_module "$d/console.log"; then
+			mcs_foreign_crash "$d/console.log"; then
+			retry="kernel crash not caused by memcg_stock ($(grep -aE -m1 'Oops|Kernel panic' "$d/console.log")$(mcs_impossible_cpu_state "$d/console.log" && echo ', impossible EFLAGS: emulator fault'))"
+		elif ((attempt == 1 && ${#why[@]})) && mcs_stall_before_module "$d/console.log"; then
 			retry="RCU stall before memcg_stock was loaded: the host starved the guest"
 		fi
 		[[ -n $retry ]] || break
