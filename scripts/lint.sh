@@ -1,7 +1,8 @@
 #!/bin/bash
-# lint.sh (`make lint`): checkpatch --strict on every .c/.h of the module,
-# sparse (Kbuild C=2) against Debian's 6.12 headers, and api-check.sh (layers,
-# kernel-doc of the API, symbol namespace); zero warnings allowed.
+# lint.sh (`make lint`): checkpatch --strict on every .c/.h of the module
+# and of its selftests, sparse (Kbuild C=2) against Debian's 6.12 headers,
+# and api-check.sh (layers, kernel-doc of the API, symbol namespace); zero
+# warnings allowed.
 #
 # Justified checkpatch exceptions, one per line below (also in the README):
 #   compat.h NEW_TYPEDEFS         local_trylock_t is a typedef in the kernel; the
@@ -10,6 +11,11 @@
 #   compat.h CONSTANT_COMPARISON  idem (LINUX_VERSION_CODE >= KERNEL_VERSION())
 #   trace.h PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE  the TRACE_EVENT() layout of
 #                                 include/trace/events/*.h
+#   selftests/* PREFER_KERNEL_TYPES,VOLATILE,LONG_LINE_STRING  user-space
+#                                 programs (kselftest style): C types such as
+#                                 uint64_t, volatile sig_atomic_t flags for
+#                                 signal handlers, and messages kept whole
+#                                 for grep
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -22,12 +28,16 @@ declare -A ignore=(
 src=$("$here/fetch-source.sh" 7)
 fail=0
 cd "$MCS_SRC"
-mapfile -t files < <(git ls-files '*.c' '*.h' 2>/dev/null | grep -v '^selftests/' ||
-	find . -name '*.c' -o -name '*.h' | grep -v -e '^./selftests/' -e '^./.out/')
+mapfile -t files < <(git ls-files '*.c' '*.h' 2>/dev/null ||
+	find . -name '*.c' -o -name '*.h' | grep -v -e '^./.out/')
 for f in "${files[@]}"; do
 	f=${f#./}
 	args=(--strict --no-tree --quiet --show-types -f)
-	[[ -n ${ignore[$f]:-} ]] && args+=(--ignore "${ignore[$f]}")
+	if [[ -n ${ignore[$f]:-} ]]; then
+		args+=(--ignore "${ignore[$f]}")
+	elif [[ $f == selftests/* ]]; then
+		args+=(--ignore PREFER_KERNEL_TYPES,VOLATILE,LONG_LINE_STRING)
+	fi
 	if ! out=$("$src/scripts/checkpatch.pl" "${args[@]}" "$f" 2>&1) || [[ -n $out ]]; then
 		printf '%s\n' "$out"
 		fail=1

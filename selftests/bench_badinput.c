@@ -563,7 +563,8 @@ static void test_fault_injection(void)
 	ret = knobs_set();
 	if (ret) {
 		close(nfd);
-		ksft_test_result_skip("fault injection: no failslab in debugfs (%s)\n", strerror(-ret));
+		ksft_test_result_skip("fault injection: no failslab in debugfs (%s)\n",
+				      strerror(-ret));
 		ksft_test_result_skip("after fault injection: a normal bench passes (no failslab)\n");
 		ksft_test_result_skip("after fault injection: no memcg or objcg leaked (no failslab)\n");
 		return;

@@ -501,7 +501,9 @@ static void pay_hostile(const struct fuzz_file *f, char *desc, size_t dsize)
 		snprintf(desc, dsize, "word");
 		break;
 	case 11: {
-		static const char * const blanks[] = { "\n", " ", "\n\n", "\x20\n", "\t", "\r\n", "\x20\t\n\x20" };
+		static const char * const blanks[] = {
+			"\n", " ", "\n\n", "\x20\n", "\t", "\r\n", "\x20\t\n\x20"
+		};
 
 		pay_str(PICK(blanks));
 		snprintf(desc, dsize, "blanks only");
@@ -800,7 +802,8 @@ static void do_read(int fi)
 		n = pread(fd, rbuf, 4096, (off_t)1 << (rn(40) + 1));
 		break;
 	case 2:		/* into a bad buffer */
-		n = read(fd, chance(50) ? NULL : (void *)(guard ? guard + page_size - 3 : NULL), 64);
+		n = read(fd, chance(50) ? NULL :
+			 (void *)(guard ? guard + page_size - 3 : NULL), 64);
 		break;
 	case 3:		/* odd sizes */
 		while (total < sizeof(rbuf) && (n = read(fd, rbuf, 1 + rn(300))) > 0)
@@ -902,7 +905,8 @@ static void child_main(int idx)
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	if (have_fail_nth) {
-		snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth", (long)syscall(SYS_gettid));
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
+			 (long)syscall(SYS_gettid));
 		faultfd = open(path, O_RDWR | O_CLOEXEC);
 	}
 	if (have_failslab)
@@ -954,7 +958,10 @@ static void child_main(int idx)
 				do_read(i);
 			}
 		} else if (r < 93) {
-			int j = file_index(PICK(((const char * const[]){ "run", "stocks", "memcgs", "results" })));
+			static const char * const out_files[] = {
+				"run", "stocks", "memcgs", "results"
+			};
+			int j = file_index(PICK(out_files));
 
 			if (j >= 0) {
 				do_valid("run");
@@ -1164,7 +1171,8 @@ static void watch(struct fuzz_outcome *o)
 			alive--;
 			if (WIFSIGNALED(status)) {
 				ksft_print_msg("child %d killed by signal %d (%s) during: %s\n", i,
-					       WTERMSIG(status), strsignal(WTERMSIG(status)), shm[i].op);
+					       WTERMSIG(status), strsignal(WTERMSIG(status)),
+					       shm[i].op);
 				o->crashed++;
 			} else if (WEXITSTATUS(status) == 3) {
 				ksft_print_msg("child %d: HANG: no answer within %d s to: %s\n", i,
@@ -1224,7 +1232,8 @@ static void report(struct fuzz_outcome *o)
 		for (k = 0; k < NR_BAD && k < (int)s->nr_bad; k++)
 			ksft_print_msg("child %d: UNEXPECTED: %s\n", c, s->bad[k]);
 		if (s->nr_bad > NR_BAD)
-			ksft_print_msg("child %d: ... %u unexpected results in all\n", c, s->nr_bad);
+			ksft_print_msg("child %d: ... %u unexpected results in all\n", c,
+				       s->nr_bad);
 	}
 	ksft_print_msg("totals: %lu ops, %lu writes, %lu reads, %lu run commands, %lu benches, %lu self-checks\n",
 		       tot[0], tot[1], tot[2], tot[3], tot[4], tot[5]);
@@ -1265,8 +1274,10 @@ static void report(struct fuzz_outcome *o)
 			for (c = 0; k == K_WRITE && c < nr_children; c++)
 				enomem_f += shm[c].fault_enomem[fi];
 			ksft_print_msg("%s %s:%s%s\n", name,
-				       fi == F_MODULE ? (k == K_OPEN ? "insmod" : k == K_WRITE ? "rmmod" : "-") :
-				       kind_names[k], line, enomem_f ? " (ENOMEM all with a fault fired)" : "");
+				       fi == F_MODULE ?
+				       (k == K_OPEN ? "insmod" : k == K_WRITE ? "rmmod" : "-") :
+				       kind_names[k], line,
+				       enomem_f ? " (ENOMEM all with a fault fired)" : "");
 		}
 	}
 }
@@ -1386,7 +1397,8 @@ int main(int argc, char **argv)
 	s = getenv("MCS_FUZZ_SEED");
 	if (argc > 1)
 		s = argv[1];
-	seed = s && *s ? strtoull(s, NULL, 10) : (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+	seed = s && *s ? strtoull(s, NULL, 10) :
+	       (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
 	s = getenv("MCS_FUZZ_SECONDS");
 	if (s && atoi(s) > 0)
 		seconds = atoi(s);
@@ -1445,7 +1457,8 @@ int main(int argc, char **argv)
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (shm == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
-	quiet = mmap(NULL, sizeof(*quiet), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	quiet = mmap(NULL, sizeof(*quiet), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (quiet == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 

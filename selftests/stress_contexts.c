@@ -82,7 +82,8 @@ static void test_all_cases(char names[][32], int nr)
 
 		/* skipped only as the kernel says: no NMI source, nothing checked */
 		if (ok && mcs_kv_is(block, "status", "skipped")) {
-			if (mcs_kv_is(block, "verdict", "SKIP") && mcs_kv_is(block, "nmi", "unsupported") &&
+			if (mcs_kv_is(block, "verdict", "SKIP") &&
+			    mcs_kv_is(block, "nmi", "unsupported") &&
 			    !strstr(block, "check_")) {
 				ksft_test_result_skip("case %s: no NMI source in this kernel (nmi=unsupported)\n",
 						      names[i]);
@@ -98,7 +99,8 @@ static void test_all_cases(char names[][32], int nr)
 			mcs_print_figures(block);
 			ok = mcs_block_ok(block, "done") && case_had_load(block);
 			if (mcs_kv_is(block, "hotplug", "unsupported"))
-				ksft_print_msg("%s: CPU hotplug unsupported by this kernel\n", names[i]);
+				ksft_print_msg("%s: CPU hotplug unsupported by this kernel\n",
+					       names[i]);
 		}
 		ksft_test_result(ok, "case %s: PASS with load in every context it enables\n",
 				 names[i]);
@@ -128,7 +130,8 @@ static void test_ops_budget(void)
 		done = mcs_kv_long(block, "ops_task", 0);
 		want = 400L * 2 * cpus;
 		if (done < want || mcs_kv_long(block, "elapsed_ms", 0) >= 120000) {
-			ksft_print_msg("ops_task %ld, want %ld before the time bound\n", done, want);
+			ksft_print_msg("ops_task %ld, want %ld before the time bound\n",
+				       done, want);
 			ok = 0;
 		}
 	}

@@ -199,7 +199,8 @@ static void test_failslab_load(void)
 			       FAULT_DURATION_MS << attempt >> 1);
 	}
 	ok = ok && real > 0;
-	ksft_test_result(ok, "failslab during the load: churn creations fail and unwind (%d)\n", ret);
+	ksft_test_result(ok, "failslab during the load: churn creations fail and unwind (%d)\n",
+			 ret);
 }
 
 static void test_failslab_setup(void)

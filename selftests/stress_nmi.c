@@ -73,7 +73,8 @@ static int nmi_block_ok(const char *block)
 	ksft_print_msg("nmi: sent %ld, handled %ld, busy %ld, lost %ld; sender expiries %ld, stretched %ld, period %ld us; trylock_fail_nmi %ld\n",
 		       mcs_kv_long(block, "nmi_sent", -1), mcs_kv_long(block, "nmi_handled", -1),
 		       mcs_kv_long(block, "nmi_busy", -1), mcs_kv_long(block, "nmi_lost", -1),
-		       mcs_kv_long(block, "nmi_expiries", -1), mcs_kv_long(block, "nmi_stretched", -1),
+		       mcs_kv_long(block, "nmi_expiries", -1),
+		       mcs_kv_long(block, "nmi_stretched", -1),
 		       mcs_kv_long(block, "nmi_period_us", -1),
 		       mcs_kv_long(block, "trylock_fail_nmi", -1));
 	/* every NMI sent was handled, and each handled one did 4 operations */
