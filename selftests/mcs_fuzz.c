@@ -70,6 +70,8 @@ struct child_shm {
 	unsigned long ops, writes, reads, runs, benches, selftests, sleeps;
 	unsigned long faults_armed, faults_fired, failslab_ops;
 	unsigned long rmmod_ok, rmmod_busy, insmod_ok, insmod_fail;
+	/* reload timings (child 0): how close they come to the hang bound */
+	long long rmmod_max_ms, insmod_max_ms, insmod_sum_ms;
 	long long worst_ms;
 	char worst_op[256];
 	unsigned int nr_bad;
@@ -846,6 +848,7 @@ static void do_valid(const char *name)
 static void do_reload(void)
 {
 	int r, tries, fired;
+	long long t0;
 
 	/*
 	 * Every open file holds a module reference and makes rmmod fail with
@@ -854,6 +857,7 @@ static void do_reload(void)
 	*quiet = 1;
 	mcs_msleep(150);
 	op_begin("rmmod " MOD_NAME);
+	t0 = now_ms();
 	for (tries = 0; tries < 5; tries++) {
 		r = mcs_module_unload(MOD_NAME);
 		if (r != -EAGAIN)
@@ -862,6 +866,8 @@ static void do_reload(void)
 	}
 	op_end();
 	*quiet = 0;
+	if (now_ms() - t0 > me->rmmod_max_ms)
+		me->rmmod_max_ms = now_ms() - t0;
 	if (r) {
 		me->rmmod_busy++;
 		record(F_MODULE, K_WRITE, -r, 0, r == -EAGAIN || r == -EBUSY || r == -EINTR,
@@ -873,11 +879,16 @@ static void do_reload(void)
 	mcs_msleep(rn(300));
 	for (tries = 0; tries < 100; tries++) {
 		op_begin("insmod %s (try %d)", ko_path, tries);
+		t0 = now_ms();
 		/* no fault here: module memory is vmalloc()ed, see do_read() */
 		r = mcs_module_load(ko_path);
 		fired = 0;
 		op_end();
+		t0 = now_ms() - t0;
+		if (t0 > me->insmod_max_ms)
+			me->insmod_max_ms = t0;
 		if (!r) {
+			me->insmod_sum_ms += t0;
 			me->insmod_ok++;
 			me->counts[F_MODULE][K_OPEN][0]++;
 			return;
@@ -1240,11 +1251,18 @@ static void report(struct fuzz_outcome *o)
 	ksft_print_msg("fault injection: fail-nth %s (%lu armed, %lu fired), failslab %s (%lu writes)\n",
 		       have_fail_nth ? "yes" : "no", tot[6], tot[7],
 		       have_failslab ? "yes" : "no", tot[8]);
-	if (ko)
+	if (ko) {
 		ksft_print_msg("reload: rmmod %lu done, %lu refused (busy); insmod %lu done, %lu failed\n",
 			       tot[9], tot[10], tot[11], tot[12]);
-	else
+		/* child 0 reloads; the slowest against the hang bound */
+		ksft_print_msg("reload: slowest rmmod %lld ms, slowest insmod %lld ms, mean insmod %lld ms (hang bound %d s)\n",
+			       shm[0].rmmod_max_ms, shm[0].insmod_max_ms,
+			       shm[0].insmod_ok ?
+			       shm[0].insmod_sum_ms / (long long)shm[0].insmod_ok : 0,
+			       hang_s);
+	} else {
 		ksft_print_msg("reload: not done (MCS_FUZZ_KO not set)\n");
+	}
 	/* per file and operation: how many of each answer */
 	for (fi = 0; fi < MAX_FILES; fi++) {
 		const char *name = fi == F_MODULE ? MOD_NAME : files[fi].name;
