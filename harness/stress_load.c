@@ -333,16 +333,20 @@ static int stress_worker_fn(void *data)
 }
 
 /*
- * The next expiry of an interrupt timer whose callback ran from @start
- * until now: one period after the previous expiry, unless that leaves the
- * CPU less than STRESS_IRQ_IDLE times the callback's cost before the next
- * one.  A callback slower than its period (hardirq_us=10 under KASAN, or on
- * UML where an interrupt costs host signals) would otherwise run back to
- * back and starve everything else on the CPU, RCU's kthreads included: the
- * timer takes at most 1 / (1 + STRESS_IRQ_IDLE) of the CPU.  The NMI
- * sender also keeps the next expiry at or after @not_before (the target's
- * quiet time; 0 for the others).  The results report how often that
- * stretched the period and the period achieved.
+ * The next expiry of an interrupt timer whose work ran from @start until
+ * now: one period after the previous expiry, unless that leaves the CPU
+ * less than STRESS_IRQ_IDLE times the work's cost before the next one.  A
+ * callback slower than its period (hardirq_us=10 under KASAN) would
+ * otherwise run back to back and starve everything else on the CPU, RCU's
+ * kthreads included: the timer takes at most 1 / (1 + STRESS_IRQ_IDLE) of
+ * the CPU.  For a hard timer @start is when the interrupt was due
+ * (stress_irq_start()), so the cost counts the interrupt's entry too: on
+ * UML an interrupt is a host signal and its entry costs more than four
+ * operations, and a cost taken from the callback alone let a 10 us timer
+ * keep a CPU 90% in hardirq.  The NMI sender also keeps the next expiry at
+ * or after @not_before (the target's quiet time; 0 for the others).  The
+ * results report how often that stretched the period and the period
+ * achieved.
  */
 static void stress_timer_next(struct hrtimer *timer, ktime_t period, ktime_t start,
 			      ktime_t not_before, struct stress_timer_stat *stat)
@@ -360,10 +364,21 @@ static void stress_timer_next(struct hrtimer *timer, ktime_t period, ktime_t sta
 	hrtimer_set_expires(timer, next);
 }
 
+/*
+ * Where a hard timer's cost starts: its expiry, when the interrupt was due
+ * (an hrtimer never runs before it), or now if the clock says otherwise.
+ */
+static ktime_t stress_irq_start(struct hrtimer *timer)
+{
+	ktime_t now = ktime_get(), due = hrtimer_get_expires(timer);
+
+	return ktime_before(due, now) ? due : now;
+}
+
 static enum hrtimer_restart stress_hardirq_fn(struct hrtimer *timer)
 {
 	struct stress_cpu *c = container_of(timer, struct stress_cpu, hard);
-	ktime_t start = ktime_get();
+	ktime_t start = stress_irq_start(timer);
 	int i;
 
 	if (READ_ONCE(c->stopping))
@@ -435,7 +450,7 @@ static enum hrtimer_restart stress_nmi_send_fn(struct hrtimer *timer)
 {
 	struct stress_cpu *c = container_of(timer, struct stress_cpu, nmi);
 	struct stress_run *run = c->run;
-	ktime_t start = ktime_get(), not_before = 0;
+	ktime_t start = stress_irq_start(timer), not_before = 0;
 	unsigned int t;
 	u64 now, quiet;
 
@@ -446,7 +461,7 @@ static enum hrtimer_restart stress_nmi_send_fn(struct hrtimer *timer)
 		now = ktime_get_mono_fast_ns();
 		quiet = READ_ONCE(run->cpu[t]->nmi_quiet_until);
 		if (now < quiet)
-			not_before = ktime_add_ns(start, quiet - now);
+			not_before = ktime_add_ns(ktime_get(), quiet - now);
 		else if (mcs_nmi_raise(t))
 			c->nmi_sent++;
 		else
