@@ -4,7 +4,8 @@
 #
 #   make             build memcg_stock.ko against KDIR (default: running kernel)
 #   make deps        install the Debian packages the rig needs (idempotent)
-#   make kunit       KUnit suites under UML built from Debian's newest linux-source-7.*
+#   make kunit       KUnit suites + selftests under UML from Debian's newest linux-source-7.*
+#                    (KASAN, lockdep, kmemleak; one CPU, MCS_UML_CPUS=2 for SMP)
 #   make vmtest      selftests (+KUnit) on Debian 6.12 generic/RT, 6.1 generic and our 6.12 debug RT kernel
 #   make compile-6.1 compile check against bookworm's 6.1 headers
 #   make lint        checkpatch --strict and sparse, zero warnings
@@ -12,8 +13,8 @@
 #   make check       all of the above (what .ci/run runs)
 #   make bench       A/B benchmark: instructions per pair under qemu -icount (Debian 6.12
 #                    generic and RT), wall clock on UML and qemu (scripts/bench.sh)
-#   make soak        3 consecutive stress runs (all cases) per test kernel, + debug generic,
-#                    6.1 RT, cloud, 8 vCPUs, NUMA
+#   make soak        3 consecutive stress runs (all cases) per test kernel, + SMP UML,
+#                    debug generic, 6.1 RT, cloud, 8 vCPUs, NUMA
 #   make clean
 
 KDIR ?= /lib/modules/$(shell uname -r)/build

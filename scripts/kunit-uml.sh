@@ -11,7 +11,16 @@
 #   MCS_UML_TIMEOUT    hard timeout of the boot, seconds (default 1800: a hang
 #                      detector; under a concurrent make check the boot took 856 s)
 #   MCS_UML_MEM        guest memory (default 512M)
-#   MCS_UML_CPUS       guest CPUs, must all come online (default 2)
+#   MCS_UML_CPUS       guest CPUs, must all come online (default 1: the UP
+#                      debug kernel; 2 or more boot the SMP one, as make soak
+#                      does).  Why one: SMP UML turns every irq toggle into a
+#                      host sigprocmask() and this round's hosts take 2.1 us
+#                      per pair (0.24 us before); lockdep, KASAN and kmemleak
+#                      toggle irqs on every lock and allocation, and the whole
+#                      boot took 1232 s at 2 CPUs (a trivial boot 112 s) against
+#                      about 3 s for a trivial boot of the UP kernel.  SMP with
+#                      lockdep and kmemleak is tested by dbg-rt (qemu) in make
+#                      check, SMP under KASAN by make soak's UML.
 #   MCS_SELFTEST_TIMEOUT  per selftest binary, seconds (default 300)
 #   MCS_FUZZ_SECONDS   how long selftests/mcs_fuzz fuzzes (default 60)
 #   MCS_MODULE_SRC     module tree to test instead of this repo (rig self-tests)
@@ -25,7 +34,8 @@ fi
 
 timeout_s=${MCS_UML_TIMEOUT:-1800}
 mem=${MCS_UML_MEM:-512M}
-ncpus=${MCS_UML_CPUS:-2}
+ncpus=${MCS_UML_CPUS:-1}
+[[ $ncpus =~ ^[1-4]$ ]] || die "MCS_UML_CPUS=$ncpus: 1 to 4 (NR_CPUS of uml.config)"
 st_timeout=${MCS_SELFTEST_TIMEOUT:-300}
 fuzz_s=${MCS_FUZZ_SECONDS:-60}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_s is not a number"
@@ -33,7 +43,7 @@ fuzz_s=${MCS_FUZZ_SECONDS:-60}
 ((st_timeout >= fuzz_s + 120)) || st_timeout=$((fuzz_s + 120))
 t0=$SECONDS
 
-B=$("$here/build-uml.sh")
+B=$(MCS_UML_FLAVOUR=$(MCS_UML_CPUS=$ncpus mcs_uml_flavour) "$here/build-uml.sh")
 src=$(readlink -f "$B/source")
 [[ -f $src/tools/testing/kunit/kunit.py ]] || src=$("$here/fetch-source.sh" 7)
 
@@ -71,6 +81,9 @@ R=$MCS_RESULTS
 res=$R/results.txt
 say() { echo "mcs-init: $*"; }
 rec() { echo "$1=$2" >>"$res"; }
+# whole seconds since boot, with shell builtins only: on SMP UML every exec
+# costs seconds (page faults and irq toggles are host syscalls)
+up() { read -r u _ </proc/uptime; echo "${u%%.*}"; }
 : >"$res"
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -86,6 +99,7 @@ else
 	rec kmemleak 0
 fi
 dmesg -c >"$R/boot-dmesg.log"
+rec t_boot "$(up)"
 
 say "insmod memcg_stock.ko"
 insmod "$MCS_MODDIR/memcg_stock.ko"; rc=$?
@@ -94,9 +108,14 @@ if [ $rc -eq 0 ]; then
 	say "insmod memcg_stock_test.ko (KUnit)"
 	insmod "$MCS_MODDIR/memcg_stock_test.ko"; rec insmod_test $?
 fi
+rec t_kunit "$(up)"
 dmesg -c >"$R/kunit-dmesg.log"
 for d in /sys/kernel/debug/kunit/*/; do
-	[ -r "$d/results" ] && cp "$d/results" "$R/debugfs-$(basename "$d").ktap"
+	n=${d%/}; n=${n##*/}
+	[ -r "$d/results" ] || continue
+	while IFS= read -r l || [ -n "$l" ]; do
+		printf '%s\n' "$l"
+	done <"$d/results" >"$R/debugfs-$n.ktap"
 done
 
 if [ $rc -eq 0 ]; then
@@ -104,10 +123,12 @@ if [ $rc -eq 0 ]; then
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		n=${t##*/}
 		say "selftest $n"
+		ts=$(up)
 		(cd "$R" && MCS_MODULE="$MCS_MODDIR/memcg_stock.ko" \
 			MCS_FUZZ_KO="$MCS_MODDIR/memcg_stock.ko" MCS_FUZZ_SECONDS="$MCS_FUZZ_SECONDS" \
 			timeout -k 5 "$MCS_ST_TIMEOUT" "$t") >"$R/selftest-$n.tap" 2>&1
 		echo $? >"$R/selftest-$n.rc"
+		rec "t_st_$n" $(($(up) - ts))
 	done
 fi
 dmesg -c >"$R/selftests-dmesg.log"
@@ -125,6 +146,7 @@ if [ -w $KL ]; then
 	cat $KL >"$R/kmemleak.txt"
 	rec kmemleak_leaks "$(grep -c '^unreferenced object' "$R/kmemleak.txt")"
 fi
+rec t_end "$(up)"
 rec tainted "$(cat /proc/sys/kernel/tainted)"
 dl=$(awk '/debug_locks:/ {print $2}' /proc/lockdep_stats 2>/dev/null)
 rec debug_locks "${dl:-none}"
@@ -302,6 +324,13 @@ grep -q '^\[kunit-uml: known UML' "$U/console.checked.log" &&
 
 log "$ksum"
 log "selftests: $st_pass passed, $st_skip skipped, $st_fail failed"
+# where the guest's time went (seconds of guest uptime)
+tb0=$(get t_boot) tk0=$(get t_kunit)
+tl="boot ${tb0:-?}, KUnit $((${tk0:-0} - ${tb0:-0}))"
+while IFS='=' read -r k v; do
+	[[ $k == t_st_* ]] && tl+=", ${k#t_st_} $v"
+done <"$res"
+log "guest time: $tl, end at $(get t_end) (unload, kmemleak scans: the rest)"
 log "boot+tests ${boot_s}s, total $((SECONDS - t0))s; logs in $U"
 if ((${#fails[@]})); then
 	log "make kunit: FAILED (${#fails[@]} problem(s)):"

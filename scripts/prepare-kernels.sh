@@ -1,7 +1,8 @@
 #!/bin/bash
 # prepare-kernels.sh: the first stage of `make check`: build or fetch every
 # kernel the test stages boot, before any of them boots one:
-#   - the UML kernel of kunit-uml.sh (build-uml.sh, debug flavour)
+#   - the UML kernel of kunit-uml.sh (build-uml.sh, the flavour of
+#     MCS_UML_CPUS: lib.sh mcs_uml_flavour)
 #   - each VM_KERNELS kernel of vmtest.sh (lib.sh mcs_qemu_kernel: Debian's
 #     downloaded, ours built by build-debug-kernel.sh)
 # The UML build and the qemu kernels run side by side; each is cached and
@@ -21,7 +22,7 @@ kernels=(${VM_KERNELS:-$MCS_VM_KERNELS_DEFAULT})
 for k in "${kernels[@]}"; do mcs_kernel_spec "$k" > /dev/null; done
 t0=$SECONDS
 
-"$here/build-uml.sh" > /dev/null &
+MCS_UML_FLAVOUR=$(mcs_uml_flavour) "$here/build-uml.sh" > /dev/null &
 uml=$!
 trap 'mcs_kill_tree "$uml"' INT TERM
 
