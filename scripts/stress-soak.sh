@@ -7,7 +7,8 @@
 # the fuzzer passes, every KUnit case passes and the console stays clean.
 #   SOAK_RUNS     runs per kernel (default 3: 12 kernels x 3 runs is about
 #                 an hour on 2 cores; more runs for a longer soak)
-#   SOAK_KERNELS  uml and qemu kernels by name (lib.sh, mcs_qemu_kernel),
+#   SOAK_KERNELS  uml (the SMP debug UML kernel, 2 CPUs: make check boots
+#                 the UP one) and qemu kernels by name (lib.sh, mcs_qemu_kernel),
 #                 NAME[+smpN][+numaN] for N vCPUs (default 2) / N NUMA nodes;
 #                 default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
 #                 deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8
@@ -74,7 +75,7 @@ for k in "${kernels[@]}"; do
 	mkdir -p "$d"
 	t0=$SECONDS
 	if [[ $k == uml ]]; then
-		B=$("$here/build-uml.sh")
+		B=$(MCS_UML_FLAVOUR=debug "$here/build-uml.sh")
 		M=$(mcs_build_module "$B" soak-uml ARCH=um)
 		cat >"$d/init.sh" <<'INIT'
 #!/bin/sh
