@@ -13,19 +13,21 @@ set -euo pipefail
 # locking costs).
 flavour=${MCS_UML_FLAVOUR:-debug}
 case $flavour in
-debug)
+debug | debug-up)
 	frag=$MCS_SRC/scripts/configs/uml.config
 	# Options whose absence makes the whole rig pointless: fail on them.
-	required=(SMP KUNIT MODULES PROVE_LOCKING KASAN DEBUG_FS HOSTFS)
-	;;
-debug-up)
-	# uml.config with SMP turned off, generated (one fragment to keep)
-	frag=$(mktemp)
-	trap 'rm -f "$frag"' EXIT
-	sed -e 's/^CONFIG_SMP=y$/# CONFIG_SMP is not set/' -e 's/^CONFIG_NR_CPUS=4$//' \
-		"$MCS_SRC/scripts/configs/uml.config" >"$frag"
-	grep -qx '# CONFIG_SMP is not set' "$frag" || die "uml.config has no CONFIG_SMP=y line to turn off"
 	required=(KUNIT MODULES PROVE_LOCKING KASAN DEBUG_FS HOSTFS)
+	if [[ $flavour == debug ]]; then
+		required+=(SMP)
+	else
+		# uml.config with SMP turned off, generated (one fragment to keep)
+		frag=$(mktemp)
+		trap 'rm -f "$frag"' EXIT
+		sed -e 's/^CONFIG_SMP=y$/# CONFIG_SMP is not set/' -e 's/^CONFIG_NR_CPUS=4$//' \
+			"$MCS_SRC/scripts/configs/uml.config" >"$frag"
+		grep -qx '# CONFIG_SMP is not set' "$frag" ||
+			die "uml.config has no CONFIG_SMP=y line to turn off"
+	fi
 	;;
 bench)
 	frag=$MCS_SRC/scripts/configs/uml-bench.config

@@ -34,7 +34,7 @@ fi
 
 timeout_s=${MCS_UML_TIMEOUT:-1800}
 mem=${MCS_UML_MEM:-512M}
-ncpus=${MCS_UML_CPUS:-1}
+ncpus=$MCS_UML_NCPUS
 [[ $ncpus =~ ^[1-4]$ ]] || die "MCS_UML_CPUS=$ncpus: 1 to 4 (NR_CPUS of uml.config)"
 st_timeout=${MCS_SELFTEST_TIMEOUT:-300}
 fuzz_s=${MCS_FUZZ_SECONDS:-60}
@@ -43,7 +43,7 @@ fuzz_s=${MCS_FUZZ_SECONDS:-60}
 ((st_timeout >= fuzz_s + 120)) || st_timeout=$((fuzz_s + 120))
 t0=$SECONDS
 
-B=$(MCS_UML_FLAVOUR=$(MCS_UML_CPUS=$ncpus mcs_uml_flavour) "$here/build-uml.sh")
+B=$(MCS_UML_FLAVOUR=$(mcs_uml_flavour) "$here/build-uml.sh")
 src=$(readlink -f "$B/source")
 [[ -f $src/tools/testing/kunit/kunit.py ]] || src=$("$here/fetch-source.sh" 7)
 

@@ -109,13 +109,14 @@ MCS_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # empty cache: it is booted by `make soak` (SOAK_KERNELS), so that a cold
 # `make check` stays within its 30 minutes.
 MCS_VM_KERNELS_DEFAULT='deb-amd64 deb-rt-amd64 deb-6.1-amd64 dbg-rt'
-
-# The UML build flavour (build-uml.sh) that boots MCS_UML_CPUS CPUs: one CPU
-# is the UP debug kernel (`make check`'s default), more the SMP one.
-mcs_uml_flavour() {
-	if ((${MCS_UML_CPUS:-1} > 1)); then echo debug; else echo debug-up; fi
-}
 MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa'
+
+# The UML guest's CPUs (kunit-uml.sh) and the build flavour (build-uml.sh)
+# that boots them: one CPU is the UP debug kernel, more the SMP one.
+MCS_UML_NCPUS=${MCS_UML_CPUS:-1}
+mcs_uml_flavour() {
+	if ((MCS_UML_NCPUS > 1)); then echo debug; else echo debug-up; fi
+}
 
 # mcs_kernel_spec SPEC: check a spec and print "NAME SMP NUMA" (0: not given)
 mcs_kernel_spec() {
