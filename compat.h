@@ -5,7 +5,9 @@
  * allowed to test kernel versions or features; the logic files are written
  * against the 7.x API and this header fills in what older kernels lack.
  *
- * local_trylock_t (native since 6.15, detected by INIT_LOCAL_TRYLOCK):
+ * local_trylock_t (native since 6.16, detected by INIT_LOCAL_TRYLOCK; 6.15
+ * has the same lock under another name, localtry_lock_t, which this
+ * header does not use: 6.15 gets the definition below):
  *
  * !PREEMPT_RT: a local_lock_t (lockdep map + owner, empty without lockdep)
  * followed by a per-CPU "acquired" byte.  Every acquisition, blocking or
@@ -35,6 +37,7 @@
 #include <linux/hrtimer.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 
 #ifndef INIT_LOCAL_TRYLOCK
 #define MCS_COMPAT_LOCAL_TRYLOCK 1
@@ -201,6 +204,21 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 #define MCS_EXPORT_PER_CPU_NS(var)
 #endif
 
+/*
+ * cpu_is_isolated() (isolcpus= domain or nohz_full=) is a 6.3 addition that
+ * some 6.1 stable trees carry too: before 6.3, the same two housekeeping
+ * tests (no cpuset partitions there).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define mcs_cpu_is_isolated(cpu)	cpu_is_isolated(cpu)
+#else
+static inline bool mcs_cpu_is_isolated(int cpu)
+{
+	return !housekeeping_test_cpu(cpu, HK_TYPE_DOMAIN) ||
+	       !housekeeping_test_cpu(cpu, HK_TYPE_TICK);
+}
+#endif
+
 /* kzalloc_obj() is a late 6.12.y / 7.x addition. */
 #ifndef kzalloc_obj
 #define kzalloc_obj(P, GFP)	kzalloc(sizeof(P), GFP)
@@ -212,10 +230,13 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 #endif
 
 /*
- * An NMI source a module can drive (harness/nmi.c): an NMI_LOCAL handler and an
- * NMI sent through the local APIC.  x86 only; UML has no NMI at all.
- * `apic`, __register_nmi_handler() and unregister_nmi_handler() are
- * exported (GPL) on 6.1 and 6.12 alike.
+ * An NMI source a module can drive (harness/nmi.c): a handler of the
+ * NMI_UNKNOWN class - called only for NMIs that no NMI_LOCAL handler
+ * (perf, the watchdog, backtraces) claimed - and an NMI sent through the
+ * local APIC.  x86 only; UML has no NMI at all.  `apic`,
+ * __register_nmi_handler() and unregister_nmi_handler() are exported (GPL)
+ * on 6.1 .. 7.x alike.  The _local pair registers an NMI_LOCAL handler
+ * (the KUnit suite's stand-in for a foreign NMI source).
  */
 #if defined(CONFIG_X86_LOCAL_APIC) && !defined(CONFIG_UML)
 #include <asm/apic.h>
@@ -224,9 +245,13 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 #define MCS_NMI_DONE		NMI_DONE
 #define MCS_NMI_HANDLED		NMI_HANDLED
 #define mcs_compat_register_nmi(fn)					\
-	register_nmi_handler(NMI_LOCAL, fn, 0, "memcg_stock")
+	register_nmi_handler(NMI_UNKNOWN, fn, 0, "memcg_stock")
 #define mcs_compat_unregister_nmi()					\
-	unregister_nmi_handler(NMI_LOCAL, "memcg_stock")
+	unregister_nmi_handler(NMI_UNKNOWN, "memcg_stock")
+#define mcs_compat_register_nmi_local(fn, name)			\
+	register_nmi_handler(NMI_LOCAL, fn, 0, name)
+#define mcs_compat_unregister_nmi_local(name)				\
+	unregister_nmi_handler(NMI_LOCAL, name)
 #define mcs_compat_send_nmi(cpu)					\
 	apic->send_IPI_mask(cpumask_of(cpu), NMI_VECTOR)
 #else
@@ -235,6 +260,8 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 #define MCS_NMI_HANDLED		1
 #define mcs_compat_register_nmi(fn)	((void)(fn), -EOPNOTSUPP)
 #define mcs_compat_unregister_nmi()	do { } while (0)
+#define mcs_compat_register_nmi_local(fn, name)	((void)(fn), (void)(name), -EOPNOTSUPP)
+#define mcs_compat_unregister_nmi_local(name)	((void)(name))
 #define mcs_compat_send_nmi(cpu)	((void)(cpu))
 #endif
 

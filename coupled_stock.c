@@ -11,9 +11,14 @@
  * Draining the obj part returns its pages into the memcg part, under the
  * same lock, as 6.12 did.
  *
- * Context: every function here may run in any context (IRQs are disabled
- * inside); the drain work and the hotplug callback follow the same rules
- * as the decoupled stocks.
+ * Context: the consume and refill functions may be called in any context;
+ * NMI always bypasses the stock (see coupled_usable()), and so does hardirq
+ * on PREEMPT_RT, where local_lock_irqsave() is a per-CPU sleeping spinlock
+ * that does not disable IRQs: a task may then block on it (briefly, behind
+ * the holder on its CPU), so on PREEMPT_RT the coupled mode's charge paths
+ * can sleep, as 6.12's did.  The drain work and the hotplug callback follow
+ * the same rules as the decoupled stocks; the dead-CPU drain runs in any
+ * task, preemptible, on any CPU, and touches no current-CPU data.
  *
  * The benchmark control "coupled-noirq" (@noirq) runs the same code on the
  * same per-CPU struct with preempt_disable() in place of the IRQ toggles,
@@ -162,9 +167,13 @@ static void coupled_flush_stats(struct mcs_coupled_stock *stock)
 
 /*
  * Whole pages go into the memcg part (6.12's drain_obj_stock refilled the
- * memcg stock), the remainder back onto the objcg.
+ * memcg stock), the remainder back onto the objcg.  @local: @stock is this
+ * CPU's and the lock is held.  A dead CPU's stock is drained from another
+ * task, which may be preemptible and runs anywhere (the hotplug control
+ * task, module exit): its whole pages go straight to the counters, and
+ * nothing in here touches the current CPU's per-CPU data.
  */
-static void coupled_drain_obj(struct mcs_coupled_stock *stock)
+static void coupled_drain_obj(struct mcs_coupled_stock *stock, bool local)
 {
 	struct mcs_objcg *old = stock->cached_objcg;
 	unsigned int nr_pages;
@@ -177,7 +186,7 @@ static void coupled_drain_obj(struct mcs_coupled_stock *stock)
 
 		rcu_read_lock();
 		memcg = mcs_objcg_unaccount_pages(old, nr_pages);
-		if (mcs_memcg_is_root(memcg))
+		if (!local || mcs_memcg_is_root(memcg))
 			mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 		else
 			__coupled_refill(stock, memcg, nr_pages);
@@ -255,7 +264,7 @@ unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_byt
 	coupled_lock(noirq, &flags);
 	stock = this_cpu_ptr(&mcs_coupled_stock);
 	if (stock->cached_objcg != objcg) {
-		coupled_drain_obj(stock);
+		coupled_drain_obj(stock, true);
 		mcs_objcg_get(objcg);
 		WRITE_ONCE(stock->cached_objcg, objcg);
 		stock->nr_bytes = atomic_xchg(&objcg->nr_charged_bytes, 0);
@@ -284,7 +293,7 @@ static void drain_local_coupled_stock(struct work_struct *work)
 		return;
 	local_lock_irqsave(&mcs_coupled_stock.lock, flags);
 	if (stock == this_cpu_ptr(&mcs_coupled_stock)) {
-		coupled_drain_obj(stock);
+		coupled_drain_obj(stock, true);
 		coupled_drain_memcg(stock);
 	}
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
@@ -313,7 +322,7 @@ static void coupled_stock_cpu_dead(unsigned int cpu)
 {
 	struct mcs_coupled_stock *stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
 
-	coupled_drain_obj(stock);
+	coupled_drain_obj(stock, false);
 	coupled_drain_memcg(stock);
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 }
@@ -322,3 +331,5 @@ static void coupled_stock_cpu_dead(unsigned int cpu)
 const struct mcs_stock_kind mcs_coupled_stock_kind =
 	MCS_STOCK_KIND(mcs_coupled_stock, struct mcs_coupled_stock, drain_local_coupled_stock,
 		       coupled_stock_holds, coupled_stock_cpu_dead);
+/* for the KUnit module only: its hotplug cases call ->cpu_dead() */
+EXPORT_SYMBOL_NS_GPL(mcs_coupled_stock_kind, MCS_NS);

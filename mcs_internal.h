@@ -231,6 +231,8 @@ void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
 extern struct workqueue_struct *mcs_drain_wq;
 extern atomic_t mcs_pending_frees;
 void mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d));
+void __mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d),
+			 bool queue);
 long mcs_deferred_releases(void);
 
 /*

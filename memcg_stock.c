@@ -142,6 +142,9 @@ static void memcg_free_rcu(struct rcu_head *rcu)
  * already, so mcs_wait_for_frees() (and module exit) waits for it.
  */
 static LLIST_HEAD(deferred_list);
+static LLIST_HEAD(orphan_list);
+static void orphan_work_fn(struct work_struct *work);
+static DECLARE_WORK(orphan_work, orphan_work_fn);
 static atomic_long_t nr_deferred = ATOMIC_LONG_INIT(0);
 
 static void deferred_release_fn(struct irq_work *work)
@@ -155,12 +158,39 @@ static void deferred_release_fn(struct irq_work *work)
 
 static struct irq_work deferred_work = IRQ_WORK_INIT_HARD(deferred_release_fn);
 
-void mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d))
+/*
+ * Finish the deferred releases from a context that may do what they do
+ * (call_rcu(), a raw spinlock, queue_work()): anything but NMI.  Those
+ * left on the list by an NMI on a CPU going down are found here.
+ */
+static void run_deferred_releases(void)
+{
+	deferred_release_fn(&deferred_work);
+}
+
+/*
+ * @queue false is the path of an NMI on a CPU that has left the online
+ * mask: it is going down, and its dying phase may have flushed its
+ * irq_works already.  One queued now would stay pending there while the
+ * CPU is offline, and every other CPU's irq_work_queue() of the same work
+ * would find it pending and do nothing.  The release waits on the list
+ * instead, for the next irq_work on any CPU, the hotplug callback of that
+ * CPU's death, or mcs_wait_for_frees().
+ */
+void __mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d),
+			 bool queue)
 {
 	d->release = release;
 	atomic_long_inc(&nr_deferred);
 	llist_add(&d->node, &deferred_list);
-	irq_work_queue(&deferred_work);
+	if (queue)
+		irq_work_queue(&deferred_work);
+}
+EXPORT_SYMBOL_NS_GPL(__mcs_defer_release, MCS_NS);
+
+void mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d))
+{
+	__mcs_defer_release(d, release, cpu_online(smp_processor_id()));
 }
 
 /**
@@ -178,10 +208,17 @@ long mcs_deferred_releases(void)
 }
 EXPORT_SYMBOL_NS_GPL(mcs_deferred_releases, MCS_NS);
 
+/*
+ * Each pass finishes what the passes before started: a deferred release
+ * calls call_rcu() or queues an orphan's offline, an offline drops the
+ * last reference and calls call_rcu(), an RCU callback drops a parent's.
+ */
 void mcs_wait_for_frees(void)
 {
 	do {
 		irq_work_sync(&deferred_work);
+		run_deferred_releases();
+		flush_work(&orphan_work);
 		rcu_barrier();
 	} while (atomic_read(&mcs_pending_frees));
 }
@@ -197,8 +234,6 @@ static void memcg_release(struct mcs_memcg *memcg)
 {
 	long usage;
 
-	WARN_ONCE(READ_ONCE(memcg->online) && memcg != root_memcg,
-		  "memcg_stock: last reference to online memcg %u dropped\n", memcg->id);
 	usage = atomic_long_read(&memcg->memory.usage);
 	if (WARN_ONCE(usage, "memcg_stock: memcg %u freed with %ld pages charged\n",
 		      memcg->id, usage))
@@ -211,8 +246,52 @@ static void memcg_release_deferred(struct mcs_deferred *d)
 	memcg_release(container_of(d, struct mcs_memcg, deferred));
 }
 
+/*
+ * The last reference dropped on an online memcg, a caller's mistake (the
+ * offline comes first), does not free it: it is still on its parent's
+ * children list and its objcg still points at it.  The reference is kept,
+ * a work item offlines the memcg (that sleeps) and then drops it; the
+ * memcg is counted in mcs_pending_frees meanwhile.  Until the work has
+ * run, offlining the parent fails with -EBUSY as for any online child.
+ */
+static void orphan_work_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&orphan_list);
+	struct mcs_memcg *memcg, *next;
+
+	llist_for_each_entry_safe(memcg, next, list, deferred.node) {
+		mcs_memcg_offline(memcg);
+		mcs_memcg_put(memcg);
+		atomic_dec(&mcs_pending_frees);
+	}
+}
+
+static void memcg_orphan(struct mcs_memcg *memcg)
+{
+	pr_warn_ratelimited("memcg_stock: last reference to online memcg %u dropped: offlining it first\n",
+			    memcg->id);
+	llist_add(&memcg->deferred.node, &orphan_list);
+	queue_work(system_unbound_wq, &orphan_work);
+}
+
+static void memcg_orphan_deferred(struct mcs_deferred *d)
+{
+	memcg_orphan(container_of(d, struct mcs_memcg, deferred));
+}
+
 void mcs_memcg_put(struct mcs_memcg *memcg)
 {
+	if (refcount_dec_not_one(&memcg->refcnt))
+		return;
+	/* ours is the last reference: nobody may take one on an offline memcg */
+	if (READ_ONCE(memcg->online) && !mcs_memcg_is_root(memcg)) {
+		atomic_inc(&mcs_pending_frees);
+		if (in_nmi())
+			mcs_defer_release(&memcg->deferred, memcg_orphan_deferred);
+		else
+			memcg_orphan(memcg);
+		return;
+	}
 	if (!refcount_dec_and_test(&memcg->refcnt))
 		return;
 	atomic_inc(&mcs_pending_frees);
@@ -621,6 +700,16 @@ static void drain_all_async(struct mcs_memcg *root)
 	migrate_disable();
 	curcpu = smp_processor_id();
 	for_each_online_cpu(cpu) {
+		/*
+		 * As upstream: no work for an isolated CPU (isolcpus=,
+		 * nohz_full=, an isolated cpuset partition), whose users
+		 * asked for no such jitter; its stocks stay until a
+		 * synchronous drain, an offline or its own charges empty
+		 * them.  The RCU section pairs with cpuset updates, which
+		 * wait a grace period before they flush newly isolated CPUs.
+		 */
+		if (cpu != curcpu && mcs_cpu_is_isolated(cpu))
+			continue;
 		for (kind = mcs_stock_kinds; *kind; kind++) {
 			unsigned long *flags = mcs_stock_flags(*kind, cpu);
 
@@ -692,6 +781,8 @@ static void stocks_cpu_dead(unsigned int cpu)
 static int mcs_cpu_dead(unsigned int cpu)
 {
 	stocks_cpu_dead(cpu);
+	/* releases an NMI left on the list while @cpu was going down */
+	run_deferred_releases();
 	return 0;
 }
 
@@ -868,6 +959,8 @@ err_wq:
  */
 void mcs_stock_exit(void)
 {
+	/* orphans' offlines use the drain workqueue: finish them first */
+	mcs_wait_for_frees();
 	drain_everything();
 	destroy_workqueue(mcs_drain_wq);
 

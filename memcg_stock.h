@@ -18,6 +18,13 @@
  * mcs_wait_for_frees() need task context and may sleep (a drain asked for
  * elsewhere is refused).  Reads of counters and statistics work anywhere.
  *
+ * Sleeping.  "Never sleeps" below holds in the default mode ("decoupled"),
+ * whose stocks are only ever trylocked, and in mode "none".  In the mode
+ * "coupled" on PREEMPT_RT the stock lock is local_lock_irqsave(), a per-CPU
+ * sleeping spinlock there (as in the 6.12 kernels that design comes from):
+ * a task-context charge, uncharge or byte operation may then block briefly
+ * behind the holder on its CPU.  Hardirq and NMI callers bypass that stock.
+ *
  * Arguments.  A mistake a caller can make - a NULL memcg or objcg, a zero
  * or oversized amount, an unknown node, statistic or mode, an offlining
  * order the tree does not allow - is refused with an error return and
@@ -244,10 +251,15 @@ void mcs_memcg_get(struct mcs_memcg *memcg);
  *
  * The last reference frees the memcg after an RCU grace period and then
  * drops its reference on the parent; in NMI the release itself is handed
- * to an irq_work first.  The memcg must be offline and its pages uncharged
- * by then: a last reference dropped on an online memcg, or with pages
- * still charged, WARNs (the pages are uncharged).  Any context, NMI
- * included; never sleeps.
+ * to an irq_work first.  The memcg should be offline and its pages
+ * uncharged by then.  A last reference dropped on an online memcg (a
+ * caller's mistake) is contained: a ratelimited warning is printed, and a
+ * work item offlines the memcg (its objcg moves to the parent, it leaves
+ * the parent's children) and then frees it; until that work has run the
+ * memcg counts as an online child of its parent (offlining the parent
+ * fails with -EBUSY) and mcs_wait_for_frees() waits for it.  A memcg freed
+ * with pages still charged WARNs and the pages are uncharged.  Any
+ * context, NMI included; never sleeps.
  */
 void mcs_memcg_put(struct mcs_memcg *memcg);
 
@@ -331,7 +343,9 @@ int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages);
  *
  * The pages go into this CPU's stock, or straight back to the counters
  * when the stock is busy, @nr_pages is above MCS_CHARGE_BATCH, @memcg is
- * the root or offline, or the mode is "none".  Uncharging more than was
+ * the root, or the mode is "none".  An offline @memcg gets no new slot;
+ * while its offline is still draining, pages may still go into a slot it
+ * already has on this CPU, which that drain (or the next) empties.  Uncharging more than was
  * charged is not refused: it ends as a page counter underflow (see
  * mcs_page_counter_uncharge()).  Any context, NMI included; never sleeps.
  */
@@ -346,9 +360,15 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages);
  * Drains the memcg, obj and coupled stocks.  Asynchronous mode has
  * upstream's best-effort semantics: it returns at once if another drain is
  * running, drains the current CPU directly and queues work on the others
- * without waiting for it.  Synchronous mode waits for the drain mutex and
- * returns only when no online CPU's stock holds a page, a byte or a
- * reference of the subtree (charges racing with it may refill).  Task
+ * without waiting for it - except on isolated CPUs (isolcpus=, nohz_full=,
+ * an isolated cpuset partition), which get no work, as upstream: their
+ * stocks stay until they charge again, go offline or a synchronous drain.
+ * The limit-refusal drain of mcs_charge_pages() is asynchronous.
+ * Synchronous mode (also used by mcs_memcg_offline(), limit changes, mode
+ * switches, CPU hotplug and module exit) waits for the drain mutex, drains
+ * isolated CPUs too, and returns only when no online CPU's stock holds a
+ * page, a byte or a reference of the subtree (charges racing with it may
+ * refill).  Task
  * context; the synchronous mode sleeps, the asynchronous one takes this
  * CPU's stock locks (sleeping locks on PREEMPT_RT).  Outside task context
  * the call is refused with a ratelimited warning and drains nothing.
@@ -448,8 +468,11 @@ struct mcs_objcg;
  * Any context, NMI included; never sleeps.
  *
  * Return: the objcg with a new reference, which the caller owns and drops
- * with mcs_objcg_put(); or NULL when @memcg is NULL, offline or going
- * offline (its objcg has moved to the parent).
+ * with mcs_objcg_put(); or NULL when @memcg is NULL or its offline has
+ * moved its objcg to the parent.  A lookup that races with the offline may
+ * still return the objcg: it then charges the parent from the moment the
+ * offline has moved it, which is what a charge a moment earlier would have
+ * come to as well.
  */
 struct mcs_objcg *mcs_memcg_tryget_objcg(struct mcs_memcg *memcg);
 
@@ -849,8 +872,12 @@ long mcs_objcg_nr_alive(void);
  * mcs_wait_for_frees() - wait until released memcgs and objcgs are freed
  *
  * Freeing is deferred to RCU callbacks, which may release a parent and
- * queue further callbacks, and releases in NMI go through an irq_work
- * first.  Waits until none is pending.  Task context; sleeps.
+ * queue further callbacks, releases in NMI go through an irq_work first,
+ * and a memcg whose last reference was dropped while it was online is
+ * offlined by a work item first (see mcs_memcg_put()).  Waits until none
+ * is pending.  Task context; sleeps.  There is no bound: while other
+ * callers keep releasing memcgs or objcgs, it may keep waiting for theirs;
+ * call it when the releases it should see have been made.
  */
 void mcs_wait_for_frees(void);
 

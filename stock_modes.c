@@ -50,16 +50,34 @@ EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
  */
 int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 {
+	enum mcs_stock_mode old;
+
 	if ((unsigned int)mode >= NR_MCS_MODES)
 		return -EINVAL;
 	mutex_lock(&mode_mutex);
+	old = mcs_stock_mode_now();
 	mcs_drain_all_stock(mcs_root_memcg(), true);
+	/*
+	 * "coupled" and "coupled-noirq" share one stock under two exclusions
+	 * (IRQs off, preemption off) that do not exclude each other: during
+	 * the grace period of a direct switch, a task still in a section of
+	 * the one could be interrupted by a charge that reads the other and
+	 * enters the same struct.  Between the two the mode is "none", which
+	 * has no stock, for a grace period of its own.  (A preempt- or
+	 * IRQ-disabled section is a reader for synchronize_rcu().)
+	 */
+	if (mcs_mode_is_coupled(old) && mcs_mode_is_coupled(mode) && old != mode) {
+		WRITE_ONCE(mcs_stock_mode_cur, MCS_MODE_NONE);
+		synchronize_rcu();
+		mcs_drain_all_stock(mcs_root_memcg(), true);
+	}
 	WRITE_ONCE(mcs_stock_mode_cur, mode);
 	synchronize_rcu();
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	mutex_unlock(&mode_mutex);
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(mcs_stock_set_bench_mode, MCS_NS);
 
 int mcs_stock_set_mode(enum mcs_stock_mode mode)
 {

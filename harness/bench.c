@@ -120,8 +120,8 @@ static const char * const bench_keys[NR_KEYS] = {
 /*
  * Where a run is; one variable, so that a client never sees a later phase
  * without the earlier ones.  Clients sleep in SETUP and STOP; EXIT ends
- * them, RELEASE too after they released their own memcgs (in parallel:
- * each offline waits for an RCU grace period).
+ * them, RELEASE too after they released their own memcgs (each client
+ * its own; the offlines themselves run one at a time, offline_mutex).
  */
 enum bench_phase { BENCH_SETUP, BENCH_LOAD, BENCH_STOP, BENCH_EXIT, BENCH_RELEASE };
 

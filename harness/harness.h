@@ -61,11 +61,16 @@ void mcs_stress_exit(void);
 struct seq_buf;
 int mcs_selfcheck_page_counter(struct seq_buf *log);
 int mcs_selfcheck_stock(struct seq_buf *log);
+int mcs_selfcheck_nmi(struct seq_buf *log);
+int mcs_selfcheck_isolation(struct seq_buf *log);
 
 /* nmi.c: the NMI source of the tests (x86 only; see compat.h) */
 int mcs_nmi_register(void (*fn)(void *arg), void *arg);
 void mcs_nmi_unregister(void);
 bool mcs_nmi_raise(int cpu);
+bool mcs_nmi_arm(int cpu);
+void mcs_nmi_fire(int cpu);
+long mcs_nmi_lost(void);
 bool mcs_nmi_pending(int cpu);
 void mcs_nmi_forget(int cpu);
 long mcs_nmi_count(void);

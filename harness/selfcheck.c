@@ -9,79 +9,55 @@
 #include <linux/workqueue.h>
 
 #include "harness.h"
-
-struct check_ctx {
-	struct seq_buf *log;
-	int checks;
-	int failures;
-};
-
-#define CHECK(ctx, cond, fmt, ...)					\
-	do {								\
-		struct check_ctx *__c = (ctx);				\
-									\
-		__c->checks++;						\
-		if (!(cond)) {						\
-			__c->failures++;				\
-			seq_buf_printf(__c->log, "FAIL %s:%d: %s: " fmt "\n", \
-				       __func__, __LINE__, #cond, ##__VA_ARGS__); \
-		}							\
-	} while (0)
+#include "selfcheck.h"
 
 #define USAGE(c)	mcs_page_counter_read(c)
-
-static int finish(struct check_ctx *ctx, const char *what)
-{
-	seq_buf_printf(ctx->log, "%s: %s checks=%d failures=%d\n", what,
-		       ctx->failures ? "FAIL" : "PASS", ctx->checks, ctx->failures);
-	return ctx->failures ? -EINVAL : 0;
-}
 
 int mcs_selfcheck_page_counter(struct seq_buf *log)
 {
 	struct mcs_page_counter root, mid, leaf, *fail;
-	struct check_ctx ctx = { .log = log };
+	struct mcs_check_ctx ctx = { .log = log };
 
 	mcs_page_counter_init(&root, NULL);
 	mcs_page_counter_init(&mid, &root);
 	mcs_page_counter_init(&leaf, &mid);
 
 	/* charge ignores limits and reaches every level */
-	CHECK(&ctx, mcs_page_counter_set_max(&leaf, 4) == 0, "");
+	MCS_CHECK(&ctx, mcs_page_counter_set_max(&leaf, 4) == 0, "");
 	mcs_page_counter_charge(&leaf, 8);
-	CHECK(&ctx, USAGE(&leaf) == 8 && USAGE(&mid) == 8 && USAGE(&root) == 8,
-	      "%lu %lu %lu", USAGE(&leaf), USAGE(&mid), USAGE(&root));
-	CHECK(&ctx, leaf.watermark == 8 && root.watermark == 8, "");
+	MCS_CHECK(&ctx, USAGE(&leaf) == 8 && USAGE(&mid) == 8 && USAGE(&root) == 8,
+		  "%lu %lu %lu", USAGE(&leaf), USAGE(&mid), USAGE(&root));
+	MCS_CHECK(&ctx, leaf.watermark == 8 && root.watermark == 8, "");
 
 	/* a refused try_charge changes nothing and names the refusing level */
 	fail = NULL;
-	CHECK(&ctx, !mcs_page_counter_try_charge(&leaf, 1, &fail), "");
-	CHECK(&ctx, fail == &leaf, "");
-	CHECK(&ctx, USAGE(&leaf) == 8 && USAGE(&mid) == 8 && USAGE(&root) == 8, "");
-	CHECK(&ctx, atomic_long_read(&leaf.failcnt) == 1, "");
+	MCS_CHECK(&ctx, !mcs_page_counter_try_charge(&leaf, 1, &fail), "");
+	MCS_CHECK(&ctx, fail == &leaf, "");
+	MCS_CHECK(&ctx, USAGE(&leaf) == 8 && USAGE(&mid) == 8 && USAGE(&root) == 8, "");
+	MCS_CHECK(&ctx, atomic_long_read(&leaf.failcnt) == 1, "");
 	mcs_page_counter_uncharge(&leaf, 8);
-	CHECK(&ctx, USAGE(&leaf) == 0 && USAGE(&mid) == 0 && USAGE(&root) == 0, "");
+	MCS_CHECK(&ctx, USAGE(&leaf) == 0 && USAGE(&mid) == 0 && USAGE(&root) == 0, "");
 
 	/* set_max refuses below usage and keeps the old limit */
 	mcs_page_counter_charge(&leaf, 3);
-	CHECK(&ctx, mcs_page_counter_set_max(&mid, 2) == -EBUSY, "");
-	CHECK(&ctx, mid.max == MCS_PAGE_COUNTER_MAX, "");
-	CHECK(&ctx, mcs_page_counter_set_max(&mid, 3) == 0 && mid.max == 3, "");
+	MCS_CHECK(&ctx, mcs_page_counter_set_max(&mid, 2) == -EBUSY, "");
+	MCS_CHECK(&ctx, mid.max == MCS_PAGE_COUNTER_MAX, "");
+	MCS_CHECK(&ctx, mcs_page_counter_set_max(&mid, 3) == 0 && mid.max == 3, "");
 	mcs_page_counter_uncharge(&leaf, 3);
 
 	/* refusal in the middle rolls the leaf back */
-	CHECK(&ctx, mcs_page_counter_set_max(&leaf, MCS_PAGE_COUNTER_MAX) == 0, "");
+	MCS_CHECK(&ctx, mcs_page_counter_set_max(&leaf, MCS_PAGE_COUNTER_MAX) == 0, "");
 	fail = NULL;
-	CHECK(&ctx, !mcs_page_counter_try_charge(&leaf, 5, &fail), "");
-	CHECK(&ctx, fail == &mid, "");
-	CHECK(&ctx, USAGE(&leaf) == 0 && USAGE(&mid) == 0 && USAGE(&root) == 0,
-	      "%lu %lu %lu", USAGE(&leaf), USAGE(&mid), USAGE(&root));
-	CHECK(&ctx, atomic_long_read(&mid.failcnt) == 1 &&
-	      atomic_long_read(&leaf.failcnt) == 1, "");
+	MCS_CHECK(&ctx, !mcs_page_counter_try_charge(&leaf, 5, &fail), "");
+	MCS_CHECK(&ctx, fail == &mid, "");
+	MCS_CHECK(&ctx, USAGE(&leaf) == 0 && USAGE(&mid) == 0 && USAGE(&root) == 0,
+		  "%lu %lu %lu", USAGE(&leaf), USAGE(&mid), USAGE(&root));
+	MCS_CHECK(&ctx, atomic_long_read(&mid.failcnt) == 1 &&
+		  atomic_long_read(&leaf.failcnt) == 1, "");
 
 	/* success within the limits */
-	CHECK(&ctx, mcs_page_counter_try_charge(&leaf, 3, &fail), "");
-	CHECK(&ctx, USAGE(&leaf) == 3 && USAGE(&mid) == 3 && USAGE(&root) == 3, "");
+	MCS_CHECK(&ctx, mcs_page_counter_try_charge(&leaf, 3, &fail), "");
+	MCS_CHECK(&ctx, USAGE(&leaf) == 3 && USAGE(&mid) == 3 && USAGE(&root) == 3, "");
 	mcs_page_counter_uncharge(&leaf, 3);
 
 	/*
@@ -89,7 +65,7 @@ int mcs_selfcheck_page_counter(struct seq_buf *log)
 	 * the module-wide diagnostic that every harness user checks.  KUnit's
 	 * pc_uncharge_underflow_clamps covers it.
 	 */
-	return finish(&ctx, "page_counter");
+	return mcs_check_finish(&ctx, "page_counter");
 }
 
 static int stock_slot_pages(struct mcs_memcg_stock *stock, struct mcs_memcg *memcg)
@@ -114,7 +90,7 @@ static long charge_on_cpu(void *arg)
 
 int mcs_selfcheck_stock(struct seq_buf *log)
 {
-	struct check_ctx ctx = { .log = log };
+	struct mcs_check_ctx ctx = { .log = log };
 	struct mcs_memcg_stock *stock;
 	struct mcs_memcg_stat stat;
 	struct mcs_memcg *memcg;
@@ -129,42 +105,42 @@ int mcs_selfcheck_stock(struct seq_buf *log)
 	/* miss, batch, surplus in one slot, then a hit - all on one CPU */
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_memcg_stock);
-	CHECK(&ctx, mcs_charge_pages(memcg, GFP_NOWAIT, 1) == 0, "");
-	CHECK(&ctx, mcs_memcg_usage(memcg) == MCS_CHARGE_BATCH, "%lu",
-	      mcs_memcg_usage(memcg));
-	CHECK(&ctx, stock_slot_pages(stock, memcg) == MCS_CHARGE_BATCH - 1, "%d",
-	      stock_slot_pages(stock, memcg));
-	CHECK(&ctx, mcs_charge_pages(memcg, GFP_NOWAIT, 1) == 0, "");
-	CHECK(&ctx, mcs_memcg_usage(memcg) == MCS_CHARGE_BATCH, "");
-	CHECK(&ctx, stock_slot_pages(stock, memcg) == MCS_CHARGE_BATCH - 2, "");
+	MCS_CHECK(&ctx, mcs_charge_pages(memcg, GFP_NOWAIT, 1) == 0, "");
+	MCS_CHECK(&ctx, mcs_memcg_usage(memcg) == MCS_CHARGE_BATCH, "%lu",
+		  mcs_memcg_usage(memcg));
+	MCS_CHECK(&ctx, stock_slot_pages(stock, memcg) == MCS_CHARGE_BATCH - 1, "%d",
+		  stock_slot_pages(stock, memcg));
+	MCS_CHECK(&ctx, mcs_charge_pages(memcg, GFP_NOWAIT, 1) == 0, "");
+	MCS_CHECK(&ctx, mcs_memcg_usage(memcg) == MCS_CHARGE_BATCH, "");
+	MCS_CHECK(&ctx, stock_slot_pages(stock, memcg) == MCS_CHARGE_BATCH - 2, "");
 	mcs_uncharge_pages(memcg, 2);
-	CHECK(&ctx, stock_slot_pages(stock, memcg) == MCS_CHARGE_BATCH, "");
+	MCS_CHECK(&ctx, stock_slot_pages(stock, memcg) == MCS_CHARGE_BATCH, "");
 	migrate_enable();
 	mcs_memcg_stat(memcg, &stat);
-	CHECK(&ctx, stat.events[MCS_STOCK_HIT] == 1 && stat.events[MCS_STOCK_MISS] == 1,
-	      "hit=%lu miss=%lu", stat.events[MCS_STOCK_HIT],
-	      stat.events[MCS_STOCK_MISS]);
+	MCS_CHECK(&ctx, stat.events[MCS_STOCK_HIT] == 1 && stat.events[MCS_STOCK_MISS] == 1,
+		  "hit=%lu miss=%lu", stat.events[MCS_STOCK_HIT],
+		  stat.events[MCS_STOCK_MISS]);
 
 	/* every online CPU caches the memcg; a sync drain empties them all */
 	cpus_read_lock();
 	for_each_online_cpu(cpu)
-		CHECK(&ctx, work_on_cpu(cpu, charge_on_cpu, memcg) == 0, "cpu %d", cpu);
+		MCS_CHECK(&ctx, work_on_cpu(cpu, charge_on_cpu, memcg) == 0, "cpu %d", cpu);
 	held = 0;
 	for_each_online_cpu(cpu)
 		held += stock_slot_pages(per_cpu_ptr(&mcs_memcg_stock, cpu), memcg) > 0;
 	cpus_read_unlock();
-	CHECK(&ctx, held == num_online_cpus(), "held=%d", held);
-	CHECK(&ctx, refcount_read(&memcg->refcnt) == 1 + held, "");
+	MCS_CHECK(&ctx, held == num_online_cpus(), "held=%d", held);
+	MCS_CHECK(&ctx, refcount_read(&memcg->refcnt) == 1 + held, "");
 
 	mcs_drain_all_stock(memcg, true);
-	CHECK(&ctx, mcs_memcg_usage(memcg) == 0, "%lu", mcs_memcg_usage(memcg));
-	CHECK(&ctx, refcount_read(&memcg->refcnt) == 1, "%u",
-	      refcount_read(&memcg->refcnt));
+	MCS_CHECK(&ctx, mcs_memcg_usage(memcg) == 0, "%lu", mcs_memcg_usage(memcg));
+	MCS_CHECK(&ctx, refcount_read(&memcg->refcnt) == 1, "%u",
+		  refcount_read(&memcg->refcnt));
 	for_each_possible_cpu(cpu)
-		CHECK(&ctx, stock_slot_pages(per_cpu_ptr(&mcs_memcg_stock, cpu), memcg) < 0,
-		      "cpu %d", cpu);
+		MCS_CHECK(&ctx, stock_slot_pages(per_cpu_ptr(&mcs_memcg_stock, cpu), memcg) < 0,
+			  "cpu %d", cpu);
 
 	mcs_memcg_offline(memcg);
 	mcs_memcg_put(memcg);
-	return finish(&ctx, "stock");
+	return mcs_check_finish(&ctx, "stock");
 }

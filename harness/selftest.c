@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs "selftest": write the name of a self-check ("page_counter",
- * "stock" or "all") to run it; read to get the report of the last run.
+ * "stock", "all" for those two, "nmi" or "isolation") to run it; read to
+ * get the report of the last run.  A check that cannot run on this kernel
+ * or machine (no NMI source, no isolated CPU) succeeds with a "SKIP" line
+ * that says why.
  * A write returns -EINVAL for an unknown name, -EBUSY while a stress run,
  * a benchmark or another self-check is in progress, -ENOMEM when a check
  * could not allocate what it needs, and -EIO when a check fails, so that
@@ -66,7 +69,12 @@ void mcs_harness_release(enum mcs_harness_user user)
 	WARN_ON_ONCE(atomic_cmpxchg(&harness_user, user, MCS_USER_NONE) != user);
 }
 
-static const char * const selftest_names[] = { "page_counter", "stock", "all" };
+enum { CHECK_PAGE_COUNTER, CHECK_STOCK, CHECK_ALL, CHECK_NMI, CHECK_ISOLATION };
+
+static const char * const selftest_names[] = {
+	[CHECK_PAGE_COUNTER] = "page_counter", [CHECK_STOCK] = "stock", [CHECK_ALL] = "all",
+	[CHECK_NMI] = "nmi", [CHECK_ISOLATION] = "isolation",
+};
 
 /*
  * The stock check looks at the decoupled stocks; in another mode it runs
@@ -109,9 +117,13 @@ static ssize_t selftest_write(struct file *file, const char __user *ubuf,
 		return ret;
 	mutex_lock(&selftest_mutex);
 	seq_buf_init(&log, selftest_log, SELFTEST_LOG_SIZE);
-	if (which != 1)
+	if (which == CHECK_NMI)
+		ret = mcs_selfcheck_nmi(&log);
+	else if (which == CHECK_ISOLATION)
+		ret = mcs_selfcheck_isolation(&log);
+	if (which == CHECK_PAGE_COUNTER || which == CHECK_ALL)
 		ret = mcs_selfcheck_page_counter(&log);
-	if (which != 0 && !ret)
+	if ((which == CHECK_STOCK || which == CHECK_ALL) && !ret)
 		ret = selftest_stock(&log);
 	/* seq_buf leaves room for the terminator */
 	selftest_log[min_t(size_t, seq_buf_used(&log), SELFTEST_LOG_SIZE - 1)] = '\0';

@@ -89,7 +89,9 @@ u32 stress_seed(void)
  * while it ran.  Exact where contexts nest strictly, as tasks and
  * interrupts do; tasks preempting each other on PREEMPT_RT do not, so there
  * the task counts are approximate (never below 0).
- * The obj stock has no event counter: its fallbacks are not seen here.
+ * Both stocks count a failed trylock on the memcg charged (the obj stock
+ * on its objcg's memcg), so the figures cover pages and bytes alike; a
+ * byte operation whose objcg moved to the parent meanwhile counts there.
  */
 struct stress_probe {
 	local_t *events;

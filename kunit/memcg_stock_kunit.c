@@ -607,6 +607,51 @@ static void stock_hotplug_drains_dead_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, add_cpu(target), 0);
 }
 
+/* ---- misuse: the last reference of an online memcg ------------------------- */
+
+/*
+ * A client drops its last reference without offlining first.  The memcg is
+ * offlined for it (its objcg moves to the parent, it leaves the parent's
+ * children) before it is freed: the tree stays whole, a charge through the
+ * old objcg reaches the parent, the parent can be offlined.
+ */
+static void memcg_last_put_online_contained(struct kunit *test)
+{
+	struct mcs_memcg *parent = test_memcg(test, NULL);
+	struct mcs_memcg *child, *next;
+	struct mcs_objcg *objcg;
+	long alive;
+
+	child = mcs_memcg_create(parent, "orphan");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(child));
+	objcg = mcs_memcg_tryget_objcg(child);
+	KUNIT_ASSERT_NOT_NULL(test, objcg);
+	KUNIT_ASSERT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, 100), 0);
+	alive = mcs_memcg_nr_alive();
+
+	mcs_memcg_put(child);		/* the mistake: still online */
+	mcs_wait_for_frees();
+
+	KUNIT_EXPECT_EQ(test, mcs_memcg_nr_alive(), alive - 1);
+	KUNIT_EXPECT_PTR_EQ(test, mcs_objcg_memcg(objcg), parent);
+	KUNIT_EXPECT_TRUE(test, list_empty(&parent->children));
+	/* charges through the old objcg land on the parent */
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, 3 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_GE(test, mcs_memcg_usage(parent), 3UL);
+	mcs_obj_uncharge(objcg, 3 * PAGE_SIZE);
+	mcs_obj_uncharge(objcg, 100);
+	mcs_objcg_put(objcg);
+
+	/* the children list is intact: a new child comes and goes */
+	next = mcs_memcg_create(parent, "after-orphan");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(next));
+	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(next), 0);
+	mcs_memcg_put(next);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_offline(parent), 0);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(parent), 0UL);
+}
+
 /* ---- rules 1, 5, 8: every context at once ------------------------------------ */
 
 #define NR_IRQ_MEMCGS	3
@@ -670,6 +715,7 @@ static struct kunit_case memcg_stock_cases[] = {
 	KUNIT_CASE(stock_charge_stat_bad_item_refused),
 	KUNIT_CASE_SLOW(stock_offline_child_parent_race),
 	KUNIT_CASE(stock_hotplug_drains_dead_cpu),
+	KUNIT_CASE(memcg_last_put_online_contained),
 	KUNIT_CASE_SLOW(stock_all_contexts_exact),
 	{}
 };

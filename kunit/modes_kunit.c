@@ -9,6 +9,8 @@
 #include <kunit/test.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/interrupt.h>
+#include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 
@@ -81,7 +83,11 @@ static void mode_all_contexts_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(l->memcg[0]), 0UL);
 }
 
-/* a switch drains what the old mode cached */
+/*
+ * A switch drains what the old mode cached.  Mode "none" has no stock: it
+ * keeps the sub-page remainder of bytes on the objcg ("objcg-atomic"),
+ * which is not drained by a switch and is not a page of the memcg's.
+ */
 static void mode_switch_drains(struct kunit *test)
 {
 	enum mcs_stock_mode mode = *(const enum mcs_stock_mode *)test->param_value;
@@ -95,11 +101,22 @@ static void mode_switch_drains(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, 100), 0);
 	mcs_uncharge_pages(memcg, 1);
 	mcs_obj_uncharge(objcg, 100);
+	if (mode == MCS_MODE_NONE) {
+		/* no stock: no page stays charged, no reference is cached */
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+		KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+		KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
+	} else {
+		/* the old mode's stocks cache the batch and the objcg's page */
+		KUNIT_EXPECT_GT(test, mcs_memcg_usage(memcg), 1UL);
+		KUNIT_EXPECT_GT(test, refcount_read(&memcg->refcnt), 1U);
+	}
 	KUNIT_EXPECT_EQ(test, mcs_stock_set_mode(mode == MCS_MODE_NONE ?
 						 MCS_MODE_DECOUPLED : MCS_MODE_NONE), 0);
 	/* nothing live: nothing may remain */
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
 	KUNIT_EXPECT_EQ(test, mcs_stock_set_mode(NR_MCS_MODES), -EINVAL);
 	/* the benchmark's control is never the module's stock mode */
 	KUNIT_EXPECT_EQ(test, mcs_stock_set_mode(MCS_MODE_COUPLED_NOIRQ), -EINVAL);
@@ -176,8 +193,14 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
  * and reports how many switches it made.
  */
 #define FENCE_ROUNDS		300
-#define FENCE_MIN_ROUNDS	(4 * ARRAY_SIZE(modes))
+#define FENCE_MIN_ROUNDS	(4 * ARRAY_SIZE(fence_modes))
 #define FENCE_BUDGET_S		90
+
+/* the rotation: every mode, the benchmark's control between its two neighbours */
+static const enum mcs_stock_mode fence_modes[] = {
+	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_COUPLED_NOIRQ, MCS_MODE_COUPLED,
+	MCS_MODE_NONE, MCS_MODE_COUPLED_NOIRQ,
+};
 
 static void mode_switch_is_a_fence(struct kunit *test)
 {
@@ -192,12 +215,14 @@ static void mode_switch_is_a_fence(struct kunit *test)
 	n = mcs_test_kthreads(test, fence_load_fn, &l, 2, t, ARRAY_SIZE(t), "mcs_fence/%u");
 
 	for (round = 0; round < FENCE_ROUNDS && !bad; round++) {
-		enum mcs_stock_mode mode = modes[round % ARRAY_SIZE(modes)];
+		enum mcs_stock_mode mode = fence_modes[round % ARRAY_SIZE(fence_modes)];
 
 		if (round >= FENCE_MIN_ROUNDS && time_after(jiffies, deadline))
 			break;
 
-		KUNIT_ASSERT_EQ(test, mcs_stock_set_mode(mode), 0);
+		KUNIT_ASSERT_EQ(test, mcs_stock_set_bench_mode(mode), 0);
+		if (mode == MCS_MODE_COUPLED_NOIRQ)
+			mode = MCS_MODE_COUPLED;	/* the same stock */
 		/* watch a while: a stale refill may come late */
 		for (i = 0; i < 20 && !bad; i++) {
 			if (other_mode_holds(&l, mode, &where)) {
@@ -214,6 +239,285 @@ static void mode_switch_is_a_fence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&l.errors), 0);
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(l.memcg), 0UL);
+}
+
+/* ---- coupled-noirq <-> coupled: never both at once ---------------------- */
+
+/*
+ * A task inside a "coupled-noirq" section (preemption off, having read
+ * that mode) must not be interrupted by a charge that reads "coupled" and
+ * enters the same per-CPU struct with IRQs off: the switch between the two
+ * passes through a mode without a stock for a grace period.  This task
+ * plays the one inside such a section while another CPU switches to
+ * "coupled", and a hard irq_work on its CPU reads the mode as an interrupt
+ * charge would.
+ */
+struct noirq_fence {
+	struct irq_work probe;
+	enum mcs_stock_mode seen;
+	bool probed;
+	int switch_ret;
+	struct completion switched;
+};
+
+static void noirq_probe_fn(struct irq_work *work)
+{
+	struct noirq_fence *f = container_of(work, struct noirq_fence, probe);
+
+	if (mcs_stock_get_mode() == MCS_MODE_COUPLED)
+		f->seen = MCS_MODE_COUPLED;
+	WRITE_ONCE(f->probed, true);
+}
+
+static int noirq_switcher_fn(void *arg)
+{
+	struct noirq_fence *f = arg;
+
+	f->switch_ret = mcs_stock_set_bench_mode(MCS_MODE_COUPLED);
+	complete(&f->switched);
+	return 0;
+}
+
+#define NOIRQ_SECTION_MS	50
+
+static void coupled_noirq_switch_is_a_fence(struct kunit *test)
+{
+	struct noirq_fence *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	enum mcs_stock_mode inside;
+	struct task_struct *t;
+	int i, cpu, other;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: coupled-noirq is the coupled mode itself");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU to switch the mode from");
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_restore_mode, NULL), 0);
+	/* every stock empty: the switch's first drain queues no work here */
+	KUNIT_ASSERT_EQ(test, mcs_stock_set_bench_mode(MCS_MODE_COUPLED_NOIRQ), 0);
+	init_irq_work(&f->probe, noirq_probe_fn);
+	init_completion(&f->switched);
+	f->seen = MCS_MODE_NONE;
+
+	preempt_disable();
+	cpu = smp_processor_id();
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	inside = mcs_stock_get_mode();
+	t = kthread_create(noirq_switcher_fn, f, "mcs_noirq_switch");
+	if (!IS_ERR(t)) {
+		kthread_bind(t, other);
+		wake_up_process(t);
+	}
+	for (i = 0; i < NOIRQ_SECTION_MS && !IS_ERR(t); i++) {
+		WRITE_ONCE(f->probed, false);
+		irq_work_queue(&f->probe);
+		while (!READ_ONCE(f->probed))
+			cpu_relax();
+		mdelay(1);
+	}
+	preempt_enable();
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&f->switched);
+	KUNIT_EXPECT_EQ(test, f->switch_ret, 0);
+	KUNIT_EXPECT_EQ(test, inside, MCS_MODE_COUPLED_NOIRQ);
+	KUNIT_EXPECT_NE_MSG(test, f->seen, MCS_MODE_COUPLED,
+			    "an interrupt read \"coupled\" inside a coupled-noirq section");
+	KUNIT_EXPECT_EQ(test, mcs_stock_get_mode(), MCS_MODE_COUPLED);
+}
+
+/* ---- every mode x CPU hotplug -------------------------------------------- */
+
+struct hotplug_fill {
+	struct mcs_memcg *memcg;
+	struct mcs_objcg *objcg;
+};
+
+/* On the target CPU: its stocks cache pages and a page of bytes. */
+static long hotplug_fill_fn(void *arg)
+{
+	struct hotplug_fill *h = arg;
+
+	if (mcs_charge_pages(h->memcg, GFP_KERNEL, 1))
+		return -ENOMEM;
+	mcs_uncharge_pages(h->memcg, 1);
+	if (mcs_obj_charge(h->objcg, GFP_KERNEL, 100))
+		return -ENOMEM;
+	mcs_obj_uncharge(h->objcg, 100);
+	return 0;
+}
+
+/* rule 7 in every mode: a CPU that goes down leaves no charge and no reference */
+static void mode_hotplug_drains_dead_cpu(struct kunit *test)
+{
+	enum mcs_stock_mode mode = *(const enum mcs_stock_mode *)test->param_value;
+	struct hotplug_fill h;
+	int target, ret;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "kernel without CPU hotplug (UML has none)");
+	target = cpumask_last(cpu_online_mask);
+	if (num_online_cpus() < 2 || target == 0)
+		kunit_skip(test, "needs a second online CPU that can go down");
+	mcs_test_use_mode(test, mode);
+	h.memcg = mcs_test_memcg(test, NULL);
+	h.objcg = mcs_test_objcg(test, h.memcg);
+
+	KUNIT_ASSERT_EQ(test, work_on_cpu(target, hotplug_fill_fn, &h), 0L);
+	if (mode != MCS_MODE_NONE)
+		KUNIT_EXPECT_GT(test, mcs_memcg_usage(h.memcg), 0UL);
+	ret = remove_cpu(target);
+	if (ret)
+		kunit_skip(test, "remove_cpu(%d) failed: %d", target, ret);
+	/* nothing live, and only the dead CPU charged: nothing may remain */
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(h.memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, refcount_read(&h.memcg->refcnt), 1U);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(h.objcg), 0U);
+	KUNIT_EXPECT_EQ(test, add_cpu(target), 0);
+}
+
+/*
+ * The dead-CPU drain of the coupled stock runs in a task that is neither
+ * pinned nor atomic: the hotplug control task on kernels that do not run
+ * it in a pinned kworker, and module exit for CPUs that are offline.  A
+ * page of bytes in the obj part (100 bytes charged and uncharged leave
+ * exactly PAGE_SIZE) must go to the counters without touching the
+ * current CPU's data: on kernels with DEBUG_PREEMPT a this_cpu_ptr() here
+ * is a "using smp_processor_id() in preemptible" report.  The drain runs
+ * on the stock of an online CPU here, which is safe only because nothing
+ * else charges in coupled mode during the case.
+ */
+static void coupled_dead_drain_unpinned(struct kunit *test)
+{
+	struct mcs_coupled_stock *stock;
+	struct mcs_memcg *memcg;
+	struct mcs_objcg *objcg;
+	unsigned int cached_bytes;
+	int cpu;
+
+	mcs_test_use_mode(test, MCS_MODE_COUPLED);
+	memcg = mcs_test_memcg(test, NULL);
+	objcg = mcs_test_objcg(test, memcg);
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
+	if (!mcs_obj_charge(objcg, GFP_KERNEL, 100))
+		mcs_obj_uncharge(objcg, 100);
+	cached_bytes = READ_ONCE(stock->cached_objcg) == objcg ? READ_ONCE(stock->nr_bytes) : 0;
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ(test, cached_bytes, (unsigned int)PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, preemptible());
+	mcs_coupled_stock_kind.cpu_dead(cpu);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(stock->cached_objcg), (struct mcs_objcg *)NULL);
+	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(stock->cached), (struct mcs_memcg *)NULL);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+}
+
+/* ---- drains are refused outside task context ----------------------------- */
+
+enum drain_ctx { DRAIN_SOFTIRQ, DRAIN_HARDIRQ, DRAIN_NMI };
+
+static const enum drain_ctx drain_ctxs[] = { DRAIN_SOFTIRQ, DRAIN_HARDIRQ, DRAIN_NMI };
+
+static void drain_ctx_desc(const enum drain_ctx *c, char *desc)
+{
+	static const char * const names[] = { "softirq", "hardirq", "nmi" };
+
+	strscpy(desc, names[*c], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(drain_ctx, drain_ctxs, drain_ctx_desc);
+
+struct drain_try {
+	struct irq_work hard;
+	struct tasklet_struct soft;
+	bool done, in_task;
+};
+
+static void drain_try_now(struct drain_try *d)
+{
+	d->in_task = in_task();
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	mcs_drain_all_stock(mcs_root_memcg(), false);
+	WRITE_ONCE(d->done, true);
+}
+
+static void drain_try_hard(struct irq_work *work)
+{
+	drain_try_now(container_of(work, struct drain_try, hard));
+}
+
+static void drain_try_soft(struct tasklet_struct *t)
+{
+	struct drain_try *d = from_tasklet(d, t, soft);
+
+	drain_try_now(d);
+}
+
+static void drain_try_nmi(void *arg)
+{
+	drain_try_now(arg);
+}
+
+static void drain_try_unregister(void *unused)
+{
+	mcs_nmi_unregister();
+}
+
+/*
+ * mcs_drain_all_stock() outside task context does nothing: no work is
+ * queued or flushed, no mutex taken, this CPU's stock keeps its pages.
+ */
+static void drain_refused_outside_task(struct kunit *test)
+{
+	enum drain_ctx ctx = *(const enum drain_ctx *)test->param_value;
+	struct drain_try *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	struct mcs_memcg *memcg;
+	unsigned long usage;
+	int i, cpu;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	if (ctx == DRAIN_NMI) {
+		if (!mcs_nmi_supported())
+			kunit_skip(test, "kernel without an NMI source (UML, non-x86)");
+		KUNIT_ASSERT_EQ(test, mcs_nmi_register(drain_try_nmi, d), 0);
+		KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, drain_try_unregister,
+								NULL), 0);
+	}
+	mcs_test_use_mode(test, MCS_MODE_DECOUPLED);
+	memcg = mcs_test_memcg(test, NULL);
+	init_irq_work(&d->hard, drain_try_hard);
+	tasklet_setup(&d->soft, drain_try_soft);
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	/* this CPU's stock keeps the rest of a batch */
+	if (!mcs_charge_pages(memcg, GFP_KERNEL, 1))
+		mcs_uncharge_pages(memcg, 1);
+	usage = mcs_memcg_usage(memcg);
+	if (ctx == DRAIN_HARDIRQ)
+		irq_work_queue(&d->hard);
+	else if (ctx == DRAIN_SOFTIRQ)
+		tasklet_schedule(&d->soft);
+	else
+		mcs_nmi_raise(cpu);
+	for (i = 0; i < 1000 && !READ_ONCE(d->done); i++)
+		usleep_range(100, 200);
+	migrate_enable();
+	tasklet_kill(&d->soft);
+	irq_work_sync(&d->hard);
+
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(d->done));
+	KUNIT_EXPECT_FALSE(test, d->in_task);
+	KUNIT_EXPECT_EQ(test, usage, (unsigned long)MCS_CHARGE_BATCH);
+	/* refused: the stock's pages are still charged */
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), usage);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 }
 
 /* byte sizes are bounded; at the bound every mode stays exact */
@@ -257,6 +561,10 @@ static struct kunit_case mode_cases[] = {
 	KUNIT_CASE_PARAM(mode_switch_drains, mode_gen_params),
 	KUNIT_CASE_PARAM(mode_all_contexts_exact, mode_gen_params),
 	KUNIT_CASE_SLOW(mode_switch_is_a_fence),
+	KUNIT_CASE(coupled_noirq_switch_is_a_fence),
+	KUNIT_CASE_PARAM(mode_hotplug_drains_dead_cpu, mode_gen_params),
+	KUNIT_CASE(coupled_dead_drain_unpinned),
+	KUNIT_CASE_PARAM(drain_refused_outside_task, drain_ctx_gen_params),
 	KUNIT_CASE_PARAM(mode_obj_size_bounded, mode_gen_params),
 	{}
 };

@@ -13,6 +13,7 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/cpu.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
@@ -441,6 +442,145 @@ static void nmi_load_with_churn(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_page_counter_underflows(), underflows);
 }
 
+/* ---- an NMI from another source is not ours ------------------------------ */
+
+static DEFINE_PER_CPU(int, foreign_asked);
+static atomic_t foreign_handled;
+
+/* Another NMI_LOCAL user (perf, the watchdog): claims by its own flag. */
+static int foreign_nmi_handler(unsigned int type, struct pt_regs *regs)
+{
+	if (!this_cpu_read(foreign_asked))
+		return MCS_NMI_DONE;
+	atomic_inc(&foreign_handled);
+	this_cpu_write(foreign_asked, 0);
+	return MCS_NMI_HANDLED;
+}
+
+static void foreign_unregister(void *unused)
+{
+	mcs_compat_unregister_nmi_local("mcs_test_foreign");
+}
+
+/* Busy-wait (the task may be atomic) up to 100 ms for *@flag to clear. */
+static bool nmi_flag_clears(int *flag)
+{
+	int i;
+
+	for (i = 0; i < 10000 && READ_ONCE(*flag); i++)
+		ndelay(10000);
+	return !READ_ONCE(*flag);
+}
+
+/* The same for the NMI asked for on @cpu. */
+static bool nmi_settles(int cpu)
+{
+	int i;
+
+	for (i = 0; i < 10000 && mcs_nmi_pending(cpu); i++)
+		ndelay(10000);
+	return !mcs_nmi_pending(cpu);
+}
+
+#define FOREIGN_ROUNDS	20
+
+/*
+ * Our NMI is asked for but not sent yet when another source's NMI arrives
+ * on the CPU: our handler must leave it to its owner, and must then take
+ * our own NMI when it comes.  A handler that decided from its flag alone
+ * ran our function for the foreign NMI and left ours unclaimed.
+ */
+static void nmi_foreign_nmi_not_claimed(struct kunit *test)
+{
+	struct nmi_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int cpu, i, not_armed = 0, lost = 0;
+	long ours_for_foreign = 0, ours = 0, before;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	nmi_setup(test, nmi_fn, c);
+	KUNIT_ASSERT_EQ(test, mcs_compat_register_nmi_local(foreign_nmi_handler,
+							    "mcs_test_foreign"), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, foreign_unregister, NULL), 0);
+	atomic_set(&foreign_handled, 0);
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	for (i = 0; i < FOREIGN_ROUNDS; i++) {
+		before = mcs_nmi_count();
+		rcu_read_lock();
+		if (!mcs_nmi_arm(cpu)) {
+			rcu_read_unlock();
+			not_armed++;
+			continue;
+		}
+		this_cpu_write(foreign_asked, 1);
+		mcs_compat_send_nmi(cpu);
+		if (!nmi_flag_clears(this_cpu_ptr(&foreign_asked)))
+			lost++;
+		ours_for_foreign += mcs_nmi_count() - before;
+		mcs_nmi_fire(cpu);
+		rcu_read_unlock();
+		if (!nmi_settles(cpu))
+			lost++;
+		ours += mcs_nmi_count() - before;
+	}
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ(test, not_armed, 0);
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	KUNIT_EXPECT_EQ_MSG(test, ours_for_foreign, 0L,
+			    "our handler ran for another source's NMI");
+	KUNIT_EXPECT_EQ(test, ours, (long)FOREIGN_ROUNDS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&foreign_handled), FOREIGN_ROUNDS);
+}
+
+/* ---- a release deferred by an NMI on a CPU going down --------------------- */
+
+struct deferred_probe {
+	struct mcs_deferred d;
+	int ran;
+};
+
+static void deferred_probe_release(struct mcs_deferred *d)
+{
+	container_of(d, struct deferred_probe, d)->ran++;
+}
+
+/*
+ * An NMI on a CPU that has left the online mask queues no irq_work (it
+ * would stay pending there while the CPU is offline, and stall every later
+ * release): the release waits on the list, and the next irq_work,
+ * mcs_wait_for_frees() or the hotplug callback of the CPU's death runs it.
+ */
+static void nmi_release_deferred_off_online_cpu(struct kunit *test)
+{
+	struct deferred_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	long deferred = mcs_deferred_releases();
+	int target;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* what such an NMI does: on the list, no irq_work */
+	__mcs_defer_release(&p->d, deferred_probe_release, false);
+	KUNIT_EXPECT_EQ(test, mcs_deferred_releases(), deferred + 1);
+	mcs_wait_for_frees();
+	KUNIT_EXPECT_EQ(test, p->ran, 1);
+
+	/* the irq_work is not left pending: the next release goes through */
+	__mcs_defer_release(&p->d, deferred_probe_release, true);
+	mcs_wait_for_frees();
+	KUNIT_EXPECT_EQ(test, p->ran, 2);
+
+	/* the death of the CPU finishes it too */
+	target = cpumask_last(cpu_online_mask);
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2 || target == 0)
+		kunit_skip(test, "no second CPU that can go down: hotplug part not run");
+	__mcs_defer_release(&p->d, deferred_probe_release, false);
+	if (remove_cpu(target))
+		kunit_skip(test, "remove_cpu(%d) failed", target);
+	KUNIT_EXPECT_EQ(test, p->ran, 3);
+	KUNIT_EXPECT_EQ(test, add_cpu(target), 0);
+}
+
 static const enum mcs_stock_mode nmi_modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE,
 };
@@ -452,6 +592,8 @@ static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE(nmi_last_objcg_ref_deferred),
 	KUNIT_CASE(nmi_last_memcg_ref_deferred),
 	KUNIT_CASE(nmi_eviction_drops_last_objcg_ref),
+	KUNIT_CASE(nmi_foreign_nmi_not_claimed),
+	KUNIT_CASE(nmi_release_deferred_off_online_cpu),
 	KUNIT_CASE_PARAM_ATTR(nmi_load_with_churn, nmi_mode_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}

@@ -57,7 +57,7 @@ mcs_download() {
 # ("blocked for more than N seconds") come without a WARNING on some
 # kernels: listed too.  The guest-side check of the qemu kernels
 # (scripts/mkinitramfs.sh) uses this same list.
-MCS_SPLAT_RE='BUG:|WARNING:|Oops|Call Trace|KASAN:|suspected memory leak|unreferenced object|circular locking|possible recursive locking|inconsistent lock state|sleeping function called|scheduling while atomic|UBSAN:|general protection|detected stalls|detected expedited stalls|self-detected stall|rcu.*kthread starved|blocked for more than'
+MCS_SPLAT_RE='BUG:|WARNING:|Oops|Call Trace|KASAN:|suspected memory leak|unreferenced object|circular locking|possible recursive locking|inconsistent lock state|sleeping function called|scheduling while atomic|UBSAN:|general protection|detected stalls|detected expedited stalls|self-detected stall|rcu.*kthread starved|blocked for more than|NMI received for unknown reason|Dazed and confused'
 # Boot banners of the debug kernels that contain a pattern above.
 MCS_SPLAT_BENIGN=${MCS_SPLAT_BENIGN:-'RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'}
 

@@ -67,6 +67,35 @@ static void check_selftest(const char *which, const char *verdict)
 	ksft_test_result(!ret && strstr(buf, verdict), "selftest %s: %s\n", which, verdict);
 }
 
+/*
+ * A context check (nmi, isolation): PASS, or SKIP with the module's reason
+ * when this kernel or guest cannot run it (no NMI source, no isolated CPU).
+ */
+static void check_selftest_or_skip(const char *which)
+{
+	char buf[4096], pass[64], skip[64], *why;
+	int ret;
+
+	snprintf(pass, sizeof(pass), "%s: PASS", which);
+	snprintf(skip, sizeof(skip), "%s: SKIP ", which);
+	ret = write_file("selftest", which, strlen(which));
+	if (ret || read_file("selftest", buf, sizeof(buf))) {
+		ksft_test_result_fail("selftest %s: write returned %d\n", which, ret);
+		if (!read_file("selftest", buf, sizeof(buf)))
+			ksft_print_msg("%s", buf);
+		return;
+	}
+	why = strstr(buf, skip);
+	if (why) {
+		why[strcspn(why, "\n")] = '\0';
+		ksft_test_result_skip("selftest %s: %s\n", which, why + strlen(skip));
+		return;
+	}
+	if (!strstr(buf, pass))
+		ksft_print_msg("%s", buf);
+	ksft_test_result(!!strstr(buf, pass), "selftest %s: PASS\n", which);
+}
+
 static void check_rejects(const char *what, const char *buf, size_t len, int expect)
 {
 	int ret = write_file("selftest", buf, len);
@@ -105,7 +134,7 @@ int main(void)
 	struct stat st;
 
 	ksft_print_header();
-	ksft_set_plan(13);
+	ksft_set_plan(15);
 
 	if (stat(DIR_PATH, &st) || !S_ISDIR(st.st_mode))
 		ksft_exit_fail_msg("%s missing: is memcg_stock loaded and debugfs mounted?\n",
@@ -119,6 +148,8 @@ int main(void)
 	check_selftest("page_counter\n", "page_counter: PASS");
 	check_selftest("stock\n", "stock: PASS");
 	check_selftest("all", "stock: PASS");
+	check_selftest_or_skip("nmi");
+	check_selftest_or_skip("isolation");
 
 	memset(big, 'a', sizeof(big));
 	check_rejects("unknown name", "bogus\n", 6, -EINVAL);

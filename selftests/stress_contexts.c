@@ -185,20 +185,42 @@ static void test_stop(void)
 			 ops2);
 }
 
+/* Run case @cas in the mode set: 1 if it finished in that mode, checked. */
+static int run_in_mode(const char *cas, const char *mode)
+{
+	char block[16384];
+	int ret;
+
+	ret = mcs_run(cas, results, sizeof(results));
+	if (ret || !mcs_case_block(results, cas, block, sizeof(block)) ||
+	    !mcs_block_ok(block, "done") || !mcs_kv_is(block, "mode", mode)) {
+		ksft_print_msg("mode %s, case %s: run failed (%d)\n", mode, cas, ret);
+		return 0;
+	}
+	if (!strcmp(cas, "hotplug") && mcs_kv_is(block, "hotplug", "on") &&
+	    mcs_kv_long(block, "hotplug_cycles", 0) <= 0) {
+		ksft_print_msg("mode %s: hotplug on, no CPU cycled\n", mode);
+		return 0;
+	}
+	return 1;
+}
+
 /*
  * mode= goes to mcs_stock_set_mode().  A mode the module does not
  * implement yet must be refused with EOPNOTSUPP and change nothing; one it
- * implements must pass the same invariants.
+ * implements must pass the same invariants, under load from every context
+ * and with CPUs going down and up (each mode's stocks have their own
+ * dead-CPU drain).
  */
 static void test_modes(void)
 {
-	static const char * const modes[] = { "coupled", "none" };
-	char buf[4096], block[16384], line[64];
+	static const char * const modes[] = { "coupled", "none", "decoupled" };
+	char buf[4096], line[64];
 	unsigned int i;
 	int ok = 1, ret;
 
 	mcs_config(NULL);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
 		snprintf(line, sizeof(line), "mode=%s\n", modes[i]);
 		ret = mcs_puts("config", line);
 		if (ret == -EOPNOTSUPP) {
@@ -215,17 +237,14 @@ static void test_modes(void)
 			ok = 0;
 			continue;
 		}
-		ret = mcs_run("contexts", results, sizeof(results));
-		if (ret || !mcs_case_block(results, "contexts", block, sizeof(block)) ||
-		    !mcs_block_ok(block, "done") || !mcs_kv_is(block, "mode", modes[i])) {
-			ksft_print_msg("mode %s: run failed\n", modes[i]);
-			ok = 0;
-		}
+		if (strcmp(modes[i], "decoupled"))
+			ok &= run_in_mode("contexts", modes[i]);
+		ok &= run_in_mode("hotplug", modes[i]);
 	}
 	if (mcs_puts("config", "mode=decoupled\n"))
 		ok = 0;
 	ok = ok && mcs_kmsg_clean(kmsg);
-	ksft_test_result(ok, "modes: coupled and none refused cleanly or pass\n");
+	ksft_test_result(ok, "modes: coupled and none pass every context, every mode passes hotplug\n");
 }
 
 int main(void)

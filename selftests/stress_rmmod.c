@@ -8,7 +8,9 @@
  * second time.  Whatever happens, memcg_stock is loaded when this exits.
  */
 #include <libgen.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "stress_lib.h"
 
@@ -67,6 +69,120 @@ static void test_unload_during(const char *cmd)
 	ksft_test_result(ok, "insmod %s again: harness idle (%d)\n", module_path, ret);
 }
 
+/* ---- unloading beside CPU hotplug, driven from here ------------------------- */
+
+static int cpu_online_write(int cpu, int on)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return mcs_path_write(path, on ? "1" : "0", 1);
+}
+
+/* The highest online CPU that can go down (not the boot CPU), or -1. */
+static int hotplug_cpu(void)
+{
+	char path[128], buf[16];
+	int cpu;
+
+	for (cpu = 255; cpu > 0; cpu--) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+		if (access(path, W_OK))
+			continue;
+		if (mcs_path_read(path, buf, sizeof(buf)) > 0 && buf[0] == '1')
+			return cpu;
+	}
+	return -1;
+}
+
+/*
+ * A CPU taken down outside the harness stays down across the unload: the
+ * final drain takes the offline-CPU branch (the dead-CPU drains run in the
+ * rmmod task, preemptible).  The module then loads with the CPU down and
+ * runs clean once the CPU is back.
+ */
+static void test_unload_with_cpu_offline(void)
+{
+	struct mcs_counts before, after;
+	char block[16384];
+	int cpu = hotplug_cpu(), ret, ok;
+
+	if (cpu < 0) {
+		ksft_test_result_skip("rmmod with a CPU offline: no CPU can go offline here\n");
+		return;
+	}
+	mcs_config(NULL);
+	/* stocks of every kind filled on every CPU first */
+	ret = mcs_config("mode=coupled\n");
+	if (!ret)
+		ret = mcs_run("contexts", results, sizeof(results));
+	if (!ret)
+		ret = mcs_config("mode=decoupled\n");
+	if (!ret)
+		ret = mcs_run("contexts", results, sizeof(results));
+	if (!ret)
+		ret = cpu_online_write(cpu, 0);
+	if (!ret)
+		ret = mcs_module_unload("memcg_stock");
+	ok = !ret && !mcs_module_loaded("memcg_stock");
+	if (!ret)
+		ret = mcs_module_load(module_path);
+	ok = ok && !ret && mcs_module_loaded("memcg_stock");
+	cpu_online_write(cpu, 1);
+	mcs_config(NULL);
+	mcs_get_counts(&before);
+	if (ok)
+		ret = mcs_run("contexts", results, sizeof(results));
+	ok = ok && !ret && mcs_case_block(results, "contexts", block, sizeof(block)) &&
+	     mcs_block_ok(block, "done") && !mcs_get_counts(&after) &&
+	     mcs_counts_same(&before, &after) && mcs_kmsg_clean(kmsg);
+	ksft_test_result(ok, "rmmod with CPU %d offline, insmod, CPU back: clean (%d)\n",
+			 cpu, ret);
+}
+
+#define RACE_ROUNDS	4
+
+/*
+ * A child cycles a CPU down and up without pause while the module is
+ * unloaded and loaded again: exit and hotplug race in both orders.
+ */
+static void test_unload_racing_hotplug(void)
+{
+	int cpu = hotplug_cpu(), round, ret = 0, ok = 1, status;
+	pid_t child;
+
+	if (cpu < 0) {
+		ksft_test_result_skip("rmmod racing CPU hotplug: no CPU can go offline here\n");
+		return;
+	}
+	for (round = 0; round < RACE_ROUNDS && ok; round++) {
+		mcs_config(NULL);
+		child = fork();
+		if (child < 0) {
+			ok = 0;
+			break;
+		}
+		if (!child) {
+			for (;;) {
+				cpu_online_write(cpu, 0);
+				cpu_online_write(cpu, 1);
+			}
+		}
+		mcs_msleep(50 + 40 * round);
+		ret = mcs_module_unload("memcg_stock");
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		cpu_online_write(cpu, 1);
+		ok = !ret && !mcs_module_loaded("memcg_stock");
+		if (ok)
+			ret = mcs_module_load(module_path);
+		ok = ok && !ret;
+	}
+	ok = ok && mcs_module_loaded("memcg_stock") && mcs_kmsg_clean(kmsg);
+	ksft_test_result(ok, "rmmod and insmod racing CPU %d down/up cycles, %d rounds (%d)\n",
+			 cpu, round, ret);
+}
+
 static void test_works_after(void)
 {
 	struct mcs_counts before, after;
@@ -98,13 +214,15 @@ int main(void)
 	if (kmsg < 0)
 		ksft_print_msg("no /dev/kmsg: kernel log not checked\n");
 
-	ksft_set_plan(6);
+	ksft_set_plan(8);
 	mcs_deps_unload(&deps);
 	ksft_test_result(!mcs_module_loaded("memcg_stock_test"),
 			 "modules using memcg_stock unloaded (%d)\n", deps.nr);
 
 	test_unload_during("1");
 	test_unload_during("hotplug");
+	test_unload_with_cpu_offline();
+	test_unload_racing_hotplug();
 	test_works_after();
 	restore();
 	ksft_finished();
