@@ -184,6 +184,13 @@ static inline void mcs_hrtimer_setup(struct hrtimer *timer,
 #define MCS_WQ_PERCPU	0
 #endif
 
+/* The unbound system workqueue: system_dfl_wq since 6.17 (7.x warns on the old name). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define mcs_system_dfl_wq	system_dfl_wq
+#else
+#define mcs_system_dfl_wq	system_unbound_wq
+#endif
+
 /*
  * The module's internals (its per-CPU stocks, slab caches, test hooks and
  * NMI source) are exported only into the symbol namespace MCS_NS, with

@@ -271,7 +271,7 @@ static void memcg_orphan(struct mcs_memcg *memcg)
 	pr_warn_ratelimited("memcg_stock: last reference to online memcg %u dropped: offlining it first\n",
 			    memcg->id);
 	llist_add(&memcg->deferred.node, &orphan_list);
-	queue_work(system_unbound_wq, &orphan_work);
+	queue_work(mcs_system_dfl_wq, &orphan_work);
 }
 
 static void memcg_orphan_deferred(struct mcs_deferred *d)

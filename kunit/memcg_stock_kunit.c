@@ -627,6 +627,9 @@ static void memcg_last_put_online_contained(struct kunit *test)
 	objcg = mcs_memcg_tryget_objcg(child);
 	KUNIT_ASSERT_NOT_NULL(test, objcg);
 	KUNIT_ASSERT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, 100), 0);
+	/* no stock slot keeps a reference: ours is the last */
+	mcs_drain_all_stock(child, true);
+	KUNIT_ASSERT_EQ(test, refcount_read(&child->refcnt), 1U);
 	alive = mcs_memcg_nr_alive();
 
 	mcs_memcg_put(child);		/* the mistake: still online */
