@@ -8,6 +8,9 @@
  * the case must be refused with EOPNOTSUPP and every result must say
  * nmi=unsupported: a check that could not run is never a pass here.
  */
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "stress_lib.h"
 
 static char results[MCS_RESULTS_SIZE];
@@ -128,6 +131,71 @@ static void test_nmi_cases(void)
 	mcs_config("mode=decoupled\n");
 }
 
+/* The highest CPU that can go offline and is online, or -1. */
+static int hotplug_cpu(void)
+{
+	char path[128], buf[16];
+	int cpu;
+
+	for (cpu = 255; cpu > 0; cpu--) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+		if (!access(path, W_OK) && mcs_path_read(path, buf, sizeof(buf)) > 0 &&
+		    buf[0] == '1')
+			return cpu;
+	}
+	return -1;
+}
+
+static void cpu_online_write(int cpu, int on)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	mcs_path_write(path, on ? "1" : "0", 1);
+}
+
+/*
+ * "bench nmi=1" while a CPU goes down and up, driven from here: the NMI
+ * source stops aiming at a CPU before it leaves (no handshake is left
+ * pending, no NMI charges on a leaving CPU), the bench stays exact, and a
+ * stress case afterwards handles every NMI it sends on every CPU.
+ */
+#define BENCH_NMI_LINE	"mode=decoupled duration_ms=300 workload=mixed nmi=1 hardirq=1"
+
+static void test_bench_nmi_hotplug(void)
+{
+	int cpu = hotplug_cpu(), ok = 1, i, status;
+	char res[8192] = "";
+	pid_t child;
+
+	if (cpu < 0) {
+		ksft_test_result_skip("bench nmi=1 with CPU hotplug: no CPU can go offline\n");
+		return;
+	}
+	for (i = 0; i < 3 && ok; i++) {
+		child = fork();
+		if (!child) {
+			for (;;) {
+				cpu_online_write(cpu, 0);
+				cpu_online_write(cpu, 1);
+			}
+		}
+		ok = child > 0 && !mcs_puts("bench", BENCH_NMI_LINE) &&
+		     mcs_read("bench", res, sizeof(res)) > 0 && strstr(res, "verdict=PASS") &&
+		     strstr(res, "nmi=on");
+		if (child > 0) {
+			kill(child, SIGKILL);
+			waitpid(child, &status, 0);
+		}
+		cpu_online_write(cpu, 1);
+		if (!ok)
+			ksft_print_msg("bench nmi=1 under hotplug, round %d: %.300s\n", i, res);
+	}
+	/* every CPU takes NMIs again: nothing was left pending */
+	ok = ok && run_nmi_case("nmi", "decoupled");
+	ksft_test_result(ok, "bench nmi=1 while CPU %d cycles: exact, no NMI left pending\n", cpu);
+}
+
 /* UML: refused as unsupported, and the cases that add NMI load say so. */
 static void test_unsupported(void)
 {
@@ -162,12 +230,14 @@ int main(void)
 	kmsg = mcs_selftest_start();
 	uml = is_uml();
 	ksft_print_msg("%s\n", uml ? "UML: no NMI source" : "an NMI source is expected (not UML)");
-	ksft_set_plan(1 + (uml ? 3 : 4));
+	ksft_set_plan(1 + (uml ? 3 : 5));
 	test_config();
-	if (uml)
+	if (uml) {
 		test_unsupported();
-	else
+	} else {
 		test_nmi_cases();
+		test_bench_nmi_hotplug();
+	}
 	mcs_config(NULL);
 	ksft_finished();
 }
