@@ -295,7 +295,7 @@ static void coupled_noirq_switch_is_a_fence(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_restore_mode, NULL), 0);
 	/* every stock empty: the switch's first drain queues no work here */
 	KUNIT_ASSERT_EQ(test, mcs_stock_set_bench_mode(MCS_MODE_COUPLED_NOIRQ), 0);
-	init_irq_work(&f->probe, noirq_probe_fn);
+	f->probe = IRQ_WORK_INIT_HARD(noirq_probe_fn);
 	init_completion(&f->switched);
 	f->seen = MCS_MODE_NONE;
 
@@ -490,7 +490,8 @@ static void drain_refused_outside_task(struct kunit *test)
 	}
 	mcs_test_use_mode(test, MCS_MODE_DECOUPLED);
 	memcg = mcs_test_memcg(test, NULL);
-	init_irq_work(&d->hard, drain_try_hard);
+	/* a hard irq_work: on PREEMPT_RT the others run in a kthread */
+	d->hard = IRQ_WORK_INIT_HARD(drain_try_hard);
 	tasklet_setup(&d->soft, drain_try_soft);
 
 	migrate_disable();
