@@ -38,6 +38,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+. "$here/progress.sh"	# a progress line every 30 s, stopped at exit
+mcs_progress_start "make bench"
+trap mcs_progress_stop EXIT
 
 ncpus=${BENCH_CPUS:-2}
 [[ $ncpus =~ ^[1-9][0-9]*$ ]] || die "BENCH_CPUS=$ncpus: expected a number of CPUs"

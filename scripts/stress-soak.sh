@@ -20,6 +20,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+. "$here/progress.sh"	# a progress line every 30 s, stopped at exit
+mcs_progress_start "make soak"
+trap mcs_progress_stop EXIT
 
 runs=${SOAK_RUNS:-3}
 fuzz_s=${SOAK_FUZZ_SECONDS:-60}
@@ -157,4 +160,6 @@ INIT
 		rc=1
 	fi
 done
+mcs_progress_stop
+mcs_progress_summary soak
 exit $rc
