@@ -45,7 +45,7 @@ fi
 # the guest side: one shell script for every kernel
 cat >"$S/soak.sh" <<EOF2
 D=/sys/kernel/debug/memcg_stock
-# the footprint report for this guest's node count (README: per node count)
+# the footprint report for this guest's node count (docs/design.md: memory footprint)
 sed 's/^/MCS-SOAK slab: /' \$D/slab
 pass=0
 i=0
