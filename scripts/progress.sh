@@ -35,26 +35,27 @@ mcs_progress_rel() {
 # mcs_progress_mmss SECONDS
 mcs_progress_mmss() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
-# mcs_progress_guest LOG: the test a guest's console log shows running now
+# mcs_progress_guest LOG: the test a guest's console log shows running now,
+# and the last stress case that ended there
 mcs_progress_guest() {
-	local f=$1 line
-	line=$(grep -a -E '^(mcs-init: |MCS-SELFTEST-(BEGIN|END) |MCS-KTAP-(BEGIN|END)|MCS-RUN-(BEGIN|END)|MCS-SOAK |MCS-BOOT |MCS-VERDICT|bench \[)|memcg_stock: stress: [a-z_]+ (PASS|FAIL)|bench \[[0-9]+/' \
+	local f=$1 line stress what
+	line=$(grep -a -E '^(mcs-init: |MCS-SELFTEST-(BEGIN|END) |MCS-KTAP-(BEGIN|END)|MCS-RUN-(BEGIN|END)|MCS-SOAK |MCS-BOOT |MCS-VERDICT|bench \[)' \
 		"$f" 2>/dev/null | tail -1 || true)
-	line=${line##*] }	# a kernel message's timestamp
+	stress=$(grep -a -o -E 'memcg_stock: stress: [a-z_]+ (PASS|FAIL)' "$f" 2>/dev/null | tail -1 || true)
 	case $line in
-	'mcs-init: '*) echo "${line#mcs-init: }" ;;
-	'MCS-SELFTEST-BEGIN '*) echo "selftest ${line#MCS-SELFTEST-BEGIN }" ;;
-	'MCS-SELFTEST-END '*) echo "after selftest ${line#MCS-SELFTEST-END }" ;;
-	MCS-KTAP-BEGIN) echo "KUnit suites" ;;
-	MCS-KTAP-END) echo "KUnit done, selftests next" ;;
-	MCS-RUN-BEGIN) echo "stress run" ;;
-	'MCS-RUN-END'*) echo "stress run done" ;;
-	'MCS-BOOT '*) echo "booted, loading the module" ;;
-	MCS-VERDICT*) echo "finished: ${line#MCS-}" ;;
-	'memcg_stock: stress: '*) echo "stress: last case ${line#memcg_stock: stress: }" | cut -c1-60 ;;
-	'') echo "booting" ;;
-	*) echo "$line" | cut -c1-60 ;;
+	'mcs-init: '*) what=${line#mcs-init: } ;;
+	'MCS-SELFTEST-BEGIN '*) what="selftest ${line#MCS-SELFTEST-BEGIN }" ;;
+	'MCS-SELFTEST-END '*) what="after selftest ${line#MCS-SELFTEST-END }" ;;
+	MCS-KTAP-BEGIN) what="KUnit suites" ;;
+	MCS-KTAP-END) what="KUnit done, selftests next" ;;
+	MCS-RUN-BEGIN) what="stress run" ;;
+	'MCS-RUN-END'*) what="stress run done" ;;
+	'MCS-BOOT '*) what="booted, loading the module" ;;
+	MCS-VERDICT*) what="finished: ${line#MCS-}" ;;
+	'') what=booting ;;
+	*) what=$(cut -c1-60 <<<"$line") ;;
 	esac
+	echo "$what${stress:+, last stress case ${stress#memcg_stock: stress: }}"
 }
 
 # mcs_progress_line LABEL T0: one progress line
