@@ -216,11 +216,13 @@ class Checker:
     def make_targets(self, code):
         for m in MAKE_RE.finditer(code):
             toks = m.group(1).split()
+            if "-C" in toks or "-f" in toks or any(t.startswith(("-C", "-f", "--directory", "--file")) for t in toks):
+                continue	# another Makefile (make -C $KDIR M=...)
             skip = False
             for tok in toks:
                 if skip:
                     skip = False
-                elif tok in ("-C", "-f", "-I", "-o", "-W"):
+                elif tok in ("-I", "-o", "-W"):
                     skip = True
                 elif tok.startswith("-") or "=" in tok:
                     continue
