@@ -86,7 +86,11 @@ mcs_progress_line() {
 		parts+=("kernel build ${f%/build.log}: ${n:-0} objects${last:+, last $last} ($f)")
 	done < <(find "$MCS_CACHE/uml" "$MCS_CACHE/debugk" -maxdepth 2 -name build.log -mmin -2 \
 		2>/dev/null | sort)
-	((${#parts[@]})) || parts=("no guest or build active (downloads, module builds or checks)")
+	# module builds (lib.sh mcs_build_module: one directory per kernel)
+	while IFS= read -r f; do
+		[[ -n $f ]] && parts+=("module build ${f##*/} ($(mcs_progress_rel "$f"))")
+	done < <(find "$MCS_OUT/build" -mindepth 1 -maxdepth 1 -type d -mmin -1 2>/dev/null | sort)
+	((${#parts[@]})) || parts=("no guest or build active (downloads, unpacking or checks)")
 	local IFS=';'
 	log "progress: $label, $(mcs_progress_mmss $((now - t0))) elapsed:${parts[*]/#/ }"
 }
