@@ -32,6 +32,7 @@ parallel=${CHECK_PARALLEL:-1}
 L=$MCS_OUT/check
 rm -rf "$L"
 mkdir -p "$L"
+touch "$L/.start"	# the summary counts the guests that ran after it
 passed=0 failed=0 failures=()
 declare -A start=() pid_of=() status=() dur=()
 t0=$SECONDS
@@ -114,9 +115,9 @@ mcs_progress_stop
 times=
 for s in "${stages[@]}"; do times+=" ${s%.sh}=${dur[$s]}s"; done
 log "check: stage times:$times"
-mcs_progress_summary check
+mcs_progress_summary check "$L/.start"
 slow=$(for s in "${stages[@]}"; do echo "${dur[$s]} ${s%.sh}"; done | sort -rn | head -3 |
-	awk '{ printf "%s%s %d s", NR > 1 ? ", " : "", $2, $1 }')
+	awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }')
 log "check: slowest stages: $slow"
 log "check: logs: $L/<stage>.log; guests: $MCS_OUT/uml/console.log, $MCS_OUT/vm/<kernel>/console.log"
 log "check: total $((SECONDS - t0)) s${failures[*]:+; failed: ${failures[*]}}"

@@ -73,9 +73,11 @@ mcs_progress_line() {
 	# guests whose console moved in the last two minutes
 	while IFS= read -r f; do
 		[[ -n $f ]] || continue
-		what=${f#"$MCS_OUT"/}
-		what=${what%/console.log}
-		parts+=("guest $what: $(mcs_progress_guest "$f") ($(mcs_progress_rel "$f"))")
+		what=$(mcs_progress_guest "$f")
+		[[ $what == finished* || $what == done* ]] && continue
+		f=$(mcs_progress_rel "$f")
+		parts+=("guest ${f#.out/}: $what ($f)")
+		parts[-1]=${parts[-1]/\/console.log: /: }
 	done < <(find "$MCS_OUT" -name console.log -mmin -2 2>/dev/null | sort)
 	# kernel builds in progress (UML and our debug kernels)
 	while IFS= read -r f; do
@@ -148,20 +150,22 @@ mcs_progress_console() {
 		ok, bad, skip, sp, sf }' "$1" 2>/dev/null
 }
 
-# mcs_progress_summary KIND: per-kernel counts of a finished check or soak
+# mcs_progress_summary KIND [SINCE]: per-kernel counts of a finished check
+# or soak; with SINCE (a file or directory made at the job's start), only
+# the guests that ran after it
 mcs_progress_summary() {
-	local kind=$1 d k
+	local kind=$1 since=${2:-} d k
 	log "summary: test counts per kernel (from the logs in $(mcs_progress_rel "$MCS_OUT"))"
 	case $kind in
 	check)
 		d=$MCS_OUT/uml
-		if [[ -f $d/results/results.txt ]]; then
+		if [[ -f $d/results/results.txt && ( -z $since || $d/results/results.txt -nt $since ) ]]; then
 			log "  uml: $(mcs_progress_kunit "$d/results"); $(cat "$d"/results/selftest-*.tap \
 				"$d"/results/selftests-dmesg.log 2>/dev/null | mcs_progress_console -) ($(mcs_progress_rel "$d/console.log"))"
 		fi
 		for d in "$MCS_OUT"/vm/*/; do
 			d=${d%/}
-			[[ -f $d/console.log ]] || continue
+			[[ -f $d/console.log && ( -z $since || $d/console.log -nt $since ) ]] || continue
 			k=${d##*/}
 			log "  $k: $(cat "$d/result" 2>/dev/null || echo '?'); $(mcs_progress_kunit "$d"); $(mcs_progress_console "$d/console.log") ($(mcs_progress_rel "$d/console.log"))"
 		done
@@ -169,7 +173,7 @@ mcs_progress_summary() {
 	soak)
 		for d in "$MCS_OUT"/soak/*/; do
 			d=${d%/}
-			[[ -f $d/console.log ]] || continue
+			[[ -f $d/console.log && ( -z $since || $d/console.log -nt $since ) ]] || continue
 			k=${d##*/}
 			log "  $k: $(grep -a -m1 -o 'MCS-SOAK passed [0-9]*/[0-9]*' "$d/console.log" | sed 's/MCS-SOAK passed/stress runs PASS/' || echo 'no stress run'); $(mcs_progress_kunit "$d"); $(mcs_progress_console "$d/console.log") ($(mcs_progress_rel "$d/console.log"))"
 		done

@@ -161,5 +161,5 @@ INIT
 	fi
 done
 mcs_progress_stop
-mcs_progress_summary soak
+mcs_progress_summary soak "$S/soak.sh"
 exit $rc
