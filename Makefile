@@ -55,7 +55,11 @@ bench: deps
 soak: deps
 	scripts/stress-soak.sh
 
+# everything a build writes: Kbuild's objects in every source directory
+# (examples/ too, built with make -C KDIR M=$PWD/examples) and the rig's .out
+CLEAN_DIRS := . harness kunit examples selftests
+CLEAN_FILES := *.o .*.o *.ko *.mod *.mod.c .*.cmd .*.d *.dwo modules.order Module.symvers
+
 clean:
-	rm -rf .out
-	rm -f *.o *.ko *.mod *.mod.c *.mod.o .*.cmd modules.order Module.symvers \
-	      kunit/*.o kunit/.*.cmd selftests/*.o
+	rm -rf .out .tmp_versions
+	rm -f $(foreach d,$(CLEAN_DIRS),$(addprefix $(d)/,$(CLEAN_FILES)))

@@ -12,7 +12,7 @@
 
 #include <linux/tracepoint.h>
 
-/* checkpatch: the TRACE_EVENT() layout of include/trace/events/ (see README) */
+/* checkpatch: the TRACE_EVENT() layout of include/trace/events/ (see scripts/lint.sh) */
 
 /* Why a stock slot was drained. */
 #define MCS_DRAIN_HOTPLUG	0

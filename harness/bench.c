@@ -758,11 +758,9 @@ static int bench_parse(char *line, struct bench_params *p)
 		ret = mcs_input_kv("bench", tok, &key, &val);
 		if (ret)
 			return ret;
-		k = match_string(bench_keys, NR_KEYS, key);
-		if (k < 0) {
-			pr_warn_ratelimited("memcg_stock: bench: unknown key '%s'\n", key);
-			return -EINVAL;
-		}
+		k = mcs_input_key("bench", key, bench_keys, NR_KEYS);
+		if (k < 0)
+			return k;
 		/* last-wins would let a typo in a long line go unnoticed */
 		if (seen & BIT(k)) {
 			pr_warn_ratelimited("memcg_stock: bench: %s given twice\n", key);

@@ -49,6 +49,8 @@ int mcs_input_uint(const char *what, const char *key, const char *val,
 int mcs_input_bool(const char *what, const char *key, const char *val, bool *out);
 int mcs_input_match(const char *what, const char *key, const char *val,
 		    const char * const *names, unsigned int n);
+int mcs_input_key(const char *what, const char *key, const char * const *names,
+		  unsigned int n);
 
 /* bench.c */
 void mcs_bench_init(struct dentry *dir);

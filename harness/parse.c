@@ -10,8 +10,9 @@
  * bytes, bytes above 0x7e, and a line longer than the caller's bound are
  * refused.  Numbers are plain decimal: no sign, no leading zero, no
  * base prefix; booleans are exactly "0" or "1".  Every refusal logs one
- * ratelimited line that says what was wrong and returns -EINVAL, so that
- * a caller applies nothing of a write that has one bad token.
+ * ratelimited line that says what was wrong (for an unknown key or value:
+ * the accepted ones) and returns -EINVAL, so that a caller applies nothing
+ * of a write that has one bad token.
  *
  * Context: task context (copies from user space); no locks.
  */
@@ -25,6 +26,9 @@
 
 /* Longest decimal of an unsigned int: 4294967295. */
 #define MCS_UINT_DIGITS		10
+
+/* Room for the accepted names of a key or value in a log line. */
+#define MCS_NAMES_MAX		192
 
 static bool input_line_ok(const char *what, const char *line, size_t len,
 			  size_t max_len)
@@ -213,6 +217,23 @@ int mcs_input_bool(const char *what, const char *key, const char *val, bool *out
 	return 0;
 }
 
+/*
+ * names_list() - the accepted names of a key or value, for a log line
+ *
+ * Writes "a|b|c" into @buf; a list longer than @size is cut short.
+ */
+static const char *names_list(char *buf, size_t size, const char * const *names,
+			      unsigned int n)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		len += scnprintf(buf + len, size - len, "%s%s", i ? "|" : "", names[i]);
+	return buf;
+}
+
 /**
  * mcs_input_match() - parse a value from a list of names
  * @what: file name, for the log
@@ -221,15 +242,40 @@ int mcs_input_bool(const char *what, const char *key, const char *val, bool *out
  * @names: accepted names
  * @n: number of names
  *
- * Return: the index of @val in @names, or -EINVAL.
+ * Return: the index of @val in @names, or -EINVAL after a log line that
+ * lists the accepted names.
  */
 int mcs_input_match(const char *what, const char *key, const char *val,
 		    const char * const *names, unsigned int n)
 {
+	char list[MCS_NAMES_MAX];
 	int i = match_string(names, n, val);
 
 	if (i < 0)
-		pr_warn_ratelimited("memcg_stock: %s: %s=%*pE: unknown value\n",
-				    what, key, (int)strlen(val), val);
+		pr_warn_ratelimited("memcg_stock: %s: %s=%*pE: unknown value, expected %s\n",
+				    what, key, (int)strlen(val), val,
+				    names_list(list, sizeof(list), names, n));
+	return i < 0 ? -EINVAL : i;
+}
+
+/**
+ * mcs_input_key() - look a key up in the list of a file's keys
+ * @what: file name, for the log
+ * @key: key, as split off by mcs_input_kv()
+ * @names: the file's keys
+ * @n: number of keys
+ *
+ * Return: the index of @key in @names, or -EINVAL after a log line that
+ * lists the file's keys.
+ */
+int mcs_input_key(const char *what, const char *key, const char * const *names,
+		  unsigned int n)
+{
+	char list[MCS_NAMES_MAX];
+	int i = match_string(names, n, key);
+
+	if (i < 0)
+		pr_warn_ratelimited("memcg_stock: %s: unknown key '%s', expected %s\n",
+				    what, key, names_list(list, sizeof(list), names, n));
 	return i < 0 ? -EINVAL : i;
 }

@@ -114,6 +114,7 @@ static int config_parse_mode(const char *value, struct config_update *up)
 /* One key=value token, checked by mcs_input_copy() for its shape. */
 static int config_parse_token(char *tok, struct config_update *up)
 {
+	const char *names[ARRAY_SIZE(stress_keys) + 1];
 	const struct stress_key *key;
 	char *name, *value;
 	unsigned int i, v;
@@ -122,16 +123,15 @@ static int config_parse_token(char *tok, struct config_update *up)
 	ret = mcs_input_kv(CONFIG_WHAT, tok, &name, &value);
 	if (ret)
 		return ret;
-	if (!strcmp(name, STRESS_MODE_KEY))
-		return config_parse_mode(value, up);
-
 	for (i = 0; i < ARRAY_SIZE(stress_keys); i++)
-		if (!strcmp(name, stress_keys[i].name))
-			break;
-	if (i == ARRAY_SIZE(stress_keys)) {
-		pr_warn("memcg_stock: stress: config: unknown key '%s'\n", name);
-		return -EINVAL;
-	}
+		names[i] = stress_keys[i].name;
+	names[i] = STRESS_MODE_KEY;
+	ret = mcs_input_key(CONFIG_WHAT, name, names, ARRAY_SIZE(names));
+	if (ret < 0)
+		return ret;
+	i = ret;
+	if (i == ARRAY_SIZE(stress_keys))
+		return config_parse_mode(value, up);
 	key = &stress_keys[i];
 	if (up->seen & BIT(i)) {
 		pr_warn("memcg_stock: stress: config: key '%s' given twice\n", key->name);

@@ -20,8 +20,8 @@ MODES = ["decoupled", "coupled", "coupled-noirq", "none"]
 NOISY = 1.3
 KEYS = ("mode", "workload", "clients", "hardirq", "nmi", "shared", "memcgs")
 
-# The cycle model of the primitives the modes differ in (README, "Cycle
-# estimate").  Every instruction counts one cycle, except these, which count
+# The cycle model of the primitives the modes differ in (docs/benchmark.md,
+# "Cycle model").  Every instruction counts one cycle, except these, which count
 # the cycles below in place of their own instructions: an irqsave/restore
 # pair (pushf/pop/cli ... push/popf: POPF is microcoded, ~20 cycles, CLI
 # several, per Agner Fog's instruction tables, agner.org/optimize, manual 4),
@@ -37,7 +37,7 @@ CYCLES = {"irqsave": 25.0, "atomic": 20.0, "transfer": 100.0}
 
 def uses(mode, workload, rt=False):
     """Primitive uses per charge+uncharge pair in the steady state of a
-    workload (stock hits; counted from the code, see README): a dict
+    workload (stock hits; counted from the code, see docs/benchmark.md): a dict
     primitive -> uses, plus 'transfer' for locked operations on a line
     another CPU wrote in between (shared workloads only).  On PREEMPT_RT
     (@rt) local_lock and local_trylock are rt_spin_lock()s: a cmpxchg to
@@ -258,7 +258,7 @@ def estimate(ins, mode, workload, p, rt=False):
 
 # 2. the headline: instructions per pair
 emit()
-emit("== Cycle estimate (a model, not a measurement; README \"Cycle estimate\") ==")
+emit("== Cycle estimate (a model, not a measurement; docs/benchmark.md \"Cycle model\") ==")
 emit("  ~cycles = instructions per pair, with each primitive below counted at its modelled cost "
      "instead of its own instructions:")
 emit("  " + ", ".join(f"{k} {v:.0f}" for k, v in CYCLES.items()) +

@@ -32,13 +32,18 @@
 #   BENCH_WALL_KERNELS    wall-clock kernels (default: uml deb-amd64)
 #   BENCH_REPS            wall-clock repetitions (default 5, at least 5)
 #   BENCH_MS              duration of one wall-clock measurement (default 100)
-#   MCS_UML_CPUS          guest CPUs (default 2; the qemu guests too)
+#   BENCH_CPUS            CPUs of every bench guest, UML and qemu (default 2;
+#                         a +smpN kernel spec overrides it for that guest)
 # Set a kernel list to "" to skip that part.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+. "$here/progress.sh"	# a progress line every 30 s, stopped at exit
+mcs_progress_start "make bench"
+trap mcs_progress_stop EXIT
 
-ncpus=${MCS_UML_CPUS:-2}
+ncpus=${BENCH_CPUS:-2}
+[[ $ncpus =~ ^[1-9][0-9]*$ ]] || die "BENCH_CPUS=$ncpus: expected a number of CPUs"
 reps=${BENCH_REPS:-5}
 ms=${BENCH_MS:-100}
 ims=${BENCH_ICOUNT_MS:-20}

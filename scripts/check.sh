@@ -13,12 +13,16 @@
 # Each stage writes its own log, $MCS_OUT/check/<stage>.log; a line is
 # printed as each stage ends, and the whole log of every failed stage is
 # printed at the end, one after the other.
-#   CHECK_PARALLEL=0  one stage after the other (the old order), e.g. to
-#                     measure each stage alone; the logs are then printed
-#                     as they come, as before
+# Every MCS_PROGRESS_SECONDS (default 30) a progress line names the stages
+# still running, the guests and their current test, the kernel builds with
+# their object count, each with its log (scripts/progress.sh); the end
+# prints the test counts per kernel, the stages slowest first and the logs.
+#   CHECK_PARALLEL=0  one stage after the other, e.g. to measure each stage
+#                     alone; the logs are then printed as they come
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+. "$here/progress.sh"
 
 stages=(prepare-kernels.sh lint.sh kunit-uml.sh vmtest.sh compile-check.sh dkms-check.sh)
 # stage -> the stage it must wait for (it runs even if that one failed)
@@ -28,9 +32,12 @@ parallel=${CHECK_PARALLEL:-1}
 L=$MCS_OUT/check
 rm -rf "$L"
 mkdir -p "$L"
+touch "$L/.start"	# the summary counts the guests that ran after it
 passed=0 failed=0 failures=()
 declare -A start=() pid_of=() status=() dur=()
 t0=$SECONDS
+mcs_progress_start "make check"
+trap mcs_progress_stop EXIT
 
 # done_stage STAGE RC
 done_stage() {
@@ -56,7 +63,7 @@ if [[ $parallel == 0 ]]; then
 		done_stage "$s" "$rc"
 	done
 else
-	trap 'for p in "${pid_of[@]}"; do mcs_kill_tree "$p"; done' INT TERM
+	trap 'mcs_progress_stop; for p in "${pid_of[@]}"; do mcs_kill_tree "$p"; done' INT TERM
 	# Each stage writes its exit status to $L/<stage>.rc when it ends; the
 	# loop polls for those files (bash's `wait -n -p` lost a job here once,
 	# "no such job", and took check.sh down with it).
@@ -104,9 +111,15 @@ else
 		printf '===== end of %s =====\n' "${s%.sh}" >&2
 	done
 fi
+mcs_progress_stop
 times=
 for s in "${stages[@]}"; do times+=" ${s%.sh}=${dur[$s]}s"; done
 log "check: stage times:$times"
+mcs_progress_summary check "$L/.start"
+slow=$(for s in "${stages[@]}"; do echo "${dur[$s]} ${s%.sh}"; done | sort -rn | head -3 |
+	awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }')
+log "check: slowest stages: $slow"
+log "check: logs: $L/<stage>.log; guests: $MCS_OUT/uml/console.log, $MCS_OUT/vm/<kernel>/console.log"
 log "check: total $((SECONDS - t0)) s${failures[*]:+; failed: ${failures[*]}}"
 echo "check: $passed passed, $failed failed"
 ((failed == 0))

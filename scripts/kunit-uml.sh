@@ -11,11 +11,13 @@
 #   MCS_UML_TIMEOUT    hard timeout of the boot, seconds (default 1800: a hang
 #                      detector; under a concurrent make check the boot took 856 s)
 #   MCS_UML_MEM        guest memory (default 512M)
-#   MCS_UML_CPUS       guest CPUs, must all come online (default 1: the UP
-#                      debug kernel; 2 or more boot the SMP one, as make soak
-#                      does).  Why one: SMP UML turns every irq toggle into a
-#                      host sigprocmask() and this round's hosts take 2.1 us
-#                      per pair (0.24 us before); lockdep, KASAN and kmemleak
+#   MCS_UML_CPUS       CPUs of this UML guest, must all come online (default
+#                      1: the UP debug kernel; 2 to 4 boot the SMP one; the
+#                      variable means nothing else: make bench's guests take
+#                      BENCH_CPUS, make soak's UML always has 2).  Why one:
+#                      SMP UML turns every irq toggle into a host
+#                      sigprocmask(), which costs 2.1 us per pair on some
+#                      hosts (0.24 us on others); lockdep, KASAN and kmemleak
 #                      toggle irqs on every lock and allocation, and the whole
 #                      boot took 1232 s at 2 CPUs (a trivial boot 112 s) against
 #                      about 3 s for a trivial boot of the UP kernel.  SMP with

@@ -1,10 +1,11 @@
 #!/bin/bash
-# lint.sh (`make lint`): checkpatch --strict on every .c/.h of the module
-# and of its selftests, sparse (Kbuild C=2) against Debian's 6.12 headers,
-# and api-check.sh (layers, kernel-doc of the API, symbol namespace); zero
-# warnings allowed.
+# lint.sh (`make lint`): the docs check (docs-check.py: README.md, docs/
+# and CHANGELOG.md say only what is true of this tree), checkpatch --strict
+# on every .c/.h of the module and of its selftests, sparse (Kbuild C=2)
+# against Debian's 6.12 headers, and api-check.sh (layers, kernel-doc of the
+# API, symbol namespace); zero warnings allowed.
 #
-# Justified checkpatch exceptions, one per line below (also in the README):
+# Justified checkpatch exceptions, one per line below:
 #   compat.h NEW_TYPEDEFS         local_trylock_t is a typedef in the kernel; the
 #                                 compat type must be one too
 #   compat.h LINUX_VERSION_CODE   compat.h is the one place for version checks
@@ -25,8 +26,12 @@ declare -A ignore=(
 	[trace.h]=PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE
 )
 
-src=$("$here/fetch-source.sh" 7)
+# the docs first: no kernel tree needed
+docs_fail=0
+python3 "$here/docs-check.py" || docs_fail=1
 fail=0
+
+src=$("$here/fetch-source.sh" 7)
 cd "$MCS_SRC"
 mapfile -t files < <(git ls-files '*.c' '*.h' 2>/dev/null ||
 	find . -name '*.c' -o -name '*.h' | grep -v -e '^./.out/')
@@ -77,4 +82,4 @@ fi
 
 # the layers, the kernel-doc of the API and the symbol namespace
 "$here/api-check.sh" "$kd" "$M" || fail=1
-((fail == 0)) || die "lint found problems (above)"
+((fail == 0 && docs_fail == 0)) || die "lint found problems (above)"

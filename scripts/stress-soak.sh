@@ -20,6 +20,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+. "$here/progress.sh"	# a progress line every 30 s, stopped at exit
+mcs_progress_start "make soak"
+trap mcs_progress_stop EXIT
 
 runs=${SOAK_RUNS:-3}
 fuzz_s=${SOAK_FUZZ_SECONDS:-60}
@@ -42,7 +45,7 @@ fi
 # the guest side: one shell script for every kernel
 cat >"$S/soak.sh" <<EOF2
 D=/sys/kernel/debug/memcg_stock
-# the footprint report for this guest's node count (README: per node count)
+# the footprint report for this guest's node count (docs/design.md: memory footprint)
 sed 's/^/MCS-SOAK slab: /' \$D/slab
 pass=0
 i=0
@@ -157,4 +160,6 @@ INIT
 		rc=1
 	fi
 done
+mcs_progress_stop
+mcs_progress_summary soak "$S/soak.sh"
 exit $rc
