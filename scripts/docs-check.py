@@ -34,9 +34,9 @@ TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Named by the docs before the tree has them; see the docstring.
 PENDING = {
-    "targets": {"install", "dkms-install", "run_tests", "bench-running"},
-    "variables": {"KERNEL"},
-    "links": {"docs/your-kernel.md", "docs/benchmark-running.md"},
+    "targets": set(),
+    "variables": set(),
+    "links": set(),
 }
 
 OUTSIDE_RE = re.compile(r"(?<![\w.~])/(?:work|root)/|(?<![\w.~])/home/\w|\.\./shared\b")

@@ -30,7 +30,9 @@
 # VM_FUZZ_FULL (kernel names whose selftests/mcs_fuzz runs 60 s, default
 # dbg-rt), VM_FUZZ_SHORT (the others' fuzzing, default 20 s),
 # MCS_FUZZ_SECONDS (fuzzing on every kernel, overrides both),
-# MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests).
+# MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests),
+# VM_ISOLATED (kernel names booted with their last vCPU isolated, isolcpus=
+# and nohz_full=, for the selftest "isolation"; default deb-6.1-amd64).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -239,11 +241,16 @@ run_kernel() {
 	read -r vmlinuz debug ksmp knuma <<<"$info"
 	fuzz=$fuzz_short
 	[[ $fuzz_kernels == *" ${k%%+*} "* ]] && fuzz=$fuzz_full
+	# the kernels of VM_ISOLATED (default deb-6.1-amd64) boot with their
+	# last CPU isolated, so that selftest "isolation" runs somewhere
+	kappend=$append
+	[[ " ${VM_ISOLATED-deb-6.1-amd64} " == *" ${k%%+*} "* ]] &&
+		kappend+=" isolcpus=$((ksmp - 1)) nohz_full=$((ksmp - 1))"
 	log "$k: fuzzing $fuzz s"
 	tq=$SECONDS
 	for attempt in 1 2; do
 		qrc=0
-		QEMU_NUMA=$knuma QEMU_APPEND="MCS_FUZZ_SECONDS=$fuzz $append" \
+		QEMU_NUMA=$knuma QEMU_APPEND="MCS_FUZZ_SECONDS=$fuzz $kappend" \
 			QEMU_TIMEOUT=${qemu_timeout:-$((600 + fuzz))} \
 			"$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" ||
 			qrc=$?
