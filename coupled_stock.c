@@ -318,7 +318,15 @@ static bool coupled_stock_holds(int cpu, struct mcs_memcg *root, bool any_slot)
 	return ret;
 }
 
-static void coupled_stock_cpu_dead(unsigned int cpu)
+/**
+ * mcs_coupled_stock_drain_dead() - empty a CPU's coupled stock without its lock
+ * @cpu: a dead CPU, or one whose coupled stock nothing else uses meanwhile
+ *
+ * The coupled stock's hotplug callback, also run by module exit for
+ * offline CPUs: any task, preemptible, on any CPU.  Exported into MCS_NS
+ * for the KUnit cases that call it from such a task.
+ */
+void mcs_coupled_stock_drain_dead(unsigned int cpu)
 {
 	struct mcs_coupled_stock *stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
 
@@ -326,10 +334,9 @@ static void coupled_stock_cpu_dead(unsigned int cpu)
 	coupled_drain_memcg(stock);
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 }
+EXPORT_SYMBOL_NS_GPL(mcs_coupled_stock_drain_dead, MCS_NS);
 
 /* The coupled stock as the drains see it (stock_modes.c). */
 const struct mcs_stock_kind mcs_coupled_stock_kind =
 	MCS_STOCK_KIND(mcs_coupled_stock, struct mcs_coupled_stock, drain_local_coupled_stock,
-		       coupled_stock_holds, coupled_stock_cpu_dead);
-/* for the KUnit module only: its hotplug cases call ->cpu_dead() */
-EXPORT_SYMBOL_NS_GPL(mcs_coupled_stock_kind, MCS_NS);
+		       coupled_stock_holds, mcs_coupled_stock_drain_dead);

@@ -313,6 +313,7 @@ extern const struct mcs_stock_kind *const mcs_stock_kinds[];
 void mcs_charge_expect_misuse(bool expect);
 
 /* coupled_stock.c */
+void mcs_coupled_stock_drain_dead(unsigned int cpu);
 bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
 void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
 bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,

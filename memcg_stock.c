@@ -168,9 +168,14 @@ static void run_deferred_releases(void)
 	deferred_release_fn(&deferred_work);
 }
 
-/*
- * @queue false is the path of an NMI on a CPU that has left the online
- * mask: it is going down, and its dying phase may have flushed its
+/**
+ * __mcs_defer_release() - hand a release over from NMI context
+ * @d: the object's deferral node
+ * @release: finishes the release later, in a context that is not NMI
+ * @queue: queue the irq_work that runs the list
+ *
+ * Any context.  @queue false is the path of an NMI on a CPU that has left
+ * the online mask: it is going down, and its dying phase may have flushed its
  * irq_works already.  One queued now would stay pending there while the
  * CPU is offline, and every other CPU's irq_work_queue() of the same work
  * would find it pending and do nothing.  The release waits on the list

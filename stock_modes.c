@@ -43,10 +43,14 @@ enum mcs_stock_mode mcs_stock_get_mode(void)
 }
 EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
 
-/*
- * Any mode, the benchmark's control "coupled-noirq" included: only the
- * benchmark calls this directly, with nothing else charging (see
- * coupled_stock.c).
+/**
+ * mcs_stock_set_bench_mode() - switch to any stock mode, coupled-noirq too
+ * @mode: the mode
+ *
+ * For the benchmark and the KUnit module (MCS_NS), with nothing else
+ * charging (see coupled_stock.c).  Task context; sleeps.
+ *
+ * Return: 0, or -EINVAL for an unknown @mode.
  */
 int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 {

@@ -409,7 +409,7 @@ static void coupled_dead_drain_unpinned(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, cached_bytes, (unsigned int)PAGE_SIZE);
 	KUNIT_EXPECT_TRUE(test, preemptible());
-	mcs_coupled_stock_kind.cpu_dead(cpu);
+	mcs_coupled_stock_drain_dead(cpu);
 	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(stock->cached_objcg), (struct mcs_objcg *)NULL);
 	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(stock->cached), (struct mcs_memcg *)NULL);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
