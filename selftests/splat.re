@@ -1,0 +1,30 @@
+# Kernel log lines that fail any run: one extended regular expression a
+# line (grep -E -f), read by selftests/run_tests.sh on the machine under
+# test and by scripts/lib.sh (MCS_SPLAT_RE) for every console log the rig
+# judges.  Lines starting with # are comments.
+#
+# Lockdep's reports all start with "WARNING:" (or "BUG:"); kmemleak's with
+# "suspected memory leak".  RCU stalls and hung tasks come without a
+# WARNING on some kernels; an NMI that no handler claimed is reported as
+# "NMI received for unknown reason" / "Dazed and confused".
+BUG:
+WARNING:
+Oops
+Call Trace
+KASAN:
+suspected memory leak
+unreferenced object
+circular locking
+possible recursive locking
+inconsistent lock state
+sleeping function called
+scheduling while atomic
+UBSAN:
+general protection
+detected stalls
+detected expedited stalls
+self-detected stall
+rcu.*kthread starved
+blocked for more than
+NMI received for unknown reason
+Dazed and confused
