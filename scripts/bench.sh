@@ -51,6 +51,12 @@ iruns=${BENCH_ICOUNT_RUNS:-2}
 icount_kernels=${BENCH_ICOUNT_KERNELS-deb-amd64 deb-rt-amd64}
 scale_kernels=${BENCH_SCALE_KERNELS-deb-amd64+smp1 deb-amd64+smp4}
 wall_kernels=${BENCH_WALL_KERNELS-uml deb-amd64}
+# make bench KERNEL=... KDIR=...: every part on that kernel ("path", lib.sh)
+if [[ -n ${KERNEL:-} ]]; then
+	icount_kernels=${BENCH_ICOUNT_KERNELS-path}
+	scale_kernels=${BENCH_SCALE_KERNELS-path+smp1 path+smp4}
+	wall_kernels=${BENCH_WALL_KERNELS-path}
+fi
 modes="decoupled coupled coupled-noirq none"
 ((reps >= 5)) || die "BENCH_REPS=$reps: at least 5 repetitions"
 out=$MCS_SRC/bench-results

@@ -50,14 +50,13 @@ mcs_download() {
 	(cd "$MCS_CACHE/debs" && mcs_apt apt-get -q download "$@" >&2)
 }
 
-# Splat patterns that fail any kernel run.  Lockdep's reports all start
-# with "WARNING:" (or BUG:); kmemleak's with "suspected memory leak".  RCU
-# stalls ("rcu_preempt detected stalls", "detected expedited stalls",
-# "self-detected stall", "rcu_preempt kthread starved") and hung tasks
-# ("blocked for more than N seconds") come without a WARNING on some
-# kernels: listed too.  The guest-side check of the qemu kernels
-# (scripts/mkinitramfs.sh) uses this same list.
-MCS_SPLAT_RE='BUG:|WARNING:|Oops|Call Trace|KASAN:|suspected memory leak|unreferenced object|circular locking|possible recursive locking|inconsistent lock state|sleeping function called|scheduling while atomic|UBSAN:|general protection|detected stalls|detected expedited stalls|self-detected stall|rcu.*kthread starved|blocked for more than|NMI received for unknown reason|Dazed and confused'
+# Splat patterns that fail any kernel run: selftests/splat.re, one
+# extended regex a line, which selftests/run_tests.sh reads on the machine
+# under test (so in every qemu guest too); the lines that match a pattern
+# without being a splat: selftests/splat-ok.re.  Both joined into one regex.
+mcs_re_file() { grep -v '^#' "$1" | paste -sd'|'; }
+MCS_SPLAT_RE=$(mcs_re_file "$MCS_SRC/selftests/splat.re")
+MCS_SPLAT_OK=$(mcs_re_file "$MCS_SRC/selftests/splat-ok.re")
 # Boot banners of the debug kernels that contain a pattern above.
 MCS_SPLAT_BENIGN=${MCS_SPLAT_BENIGN:-'RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'}
 
@@ -86,7 +85,7 @@ mcs_build_module() {
 mcs_check_console() {
 	local f=$1
 	if grep -a -E -n "$MCS_SPLAT_RE" "$f" |
-		grep -a -v -E "lockdep_stats|debug_locks|^[0-9]+:.*(Lock dependency validator|lock debugging: prove locking|in-tree module|\.\.\. MAX_LOCK|$MCS_SPLAT_BENIGN)" >&2; then
+		grep -a -v -E "$MCS_SPLAT_OK|$MCS_SPLAT_BENIGN" >&2; then
 		die "kernel splat in $f (lines above)"
 	fi
 }
@@ -100,6 +99,8 @@ mcs_check_console() {
 #                       `scripts/fetch-debian-kernel.sh --list` lists them
 #   dbg-generic, dbg-rt our 6.12 debug kernels (scripts/build-debug-kernel.sh);
 #   dbg-numa            the same as dbg-generic with NUMA (soak, +numaN)
+#   path                any kernel by path: KERNEL= its bzImage or vmlinuz,
+#                       KDIR= its module build tree (mcs_path_kernel)
 # A spec may add guest options: NAME[+smpN][+numaN] (N vCPUs, N NUMA nodes),
 # e.g. deb-amd64+smp8, deb-amd64+smp4+numa4.
 MCS_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -108,8 +109,11 @@ MCS_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # lockdep/kmemleak debug kernel without RT) costs 15 minutes of build on an
 # empty cache: it is booted by `make soak` (SOAK_KERNELS), so that a cold
 # `make check` stays within its 30 minutes.
-MCS_VM_KERNELS_DEFAULT='deb-amd64 deb-rt-amd64 deb-6.1-amd64 dbg-rt'
-MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa'
+# Its "path" is Debian 6.1 (MCS_PATH_DEFAULT) booted the way a user boots
+# their own kernel, KERNEL= its image and KDIR= its headers (mcs_vm_kernels).
+MCS_VM_KERNELS_DEFAULT='deb-amd64 deb-rt-amd64 path dbg-rt'
+MCS_PATH_DEFAULT=6.1-amd64
+MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa, path (KERNEL= and KDIR=)'
 
 # The UML guest's CPUs (kunit-uml.sh) and the build flavour (build-uml.sh)
 # that boots them: one CPU is the UP debug kernel, more the SMP one.
@@ -122,7 +126,7 @@ mcs_uml_flavour() {
 mcs_kernel_spec() {
 	local spec=$1 name smp=0 numa=0 opt
 	name=${spec%%+*}
-	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa ]] ||
+	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa || $name == path ]] ||
 		die "unknown kernel '$name' in '$spec': expected $MCS_KERNEL_NAMES"
 	[[ $spec == *+* ]] && for opt in $(tr '+' ' ' <<<"${spec#*+}"); do
 		case $opt in
@@ -145,6 +149,7 @@ mcs_qemu_kernel() {
 		d=$("$MCS_RIG/build-debug-kernel.sh" "${1#dbg-}") || return 1
 		echo "$d/vmlinuz $d/build 1"
 		;;
+	path) mcs_path_kernel ;;
 	deb-6.1) die "deb-6.1 is a headers-only tree (make compile-6.1): boot deb-6.1-amd64" ;;
 	deb-?*)
 		d=$("$MCS_RIG/fetch-debian-kernel.sh" "${1#deb-}") || return 1
@@ -153,6 +158,99 @@ mcs_qemu_kernel() {
 		;;
 	*) die "unknown kernel '$1': expected $MCS_KERNEL_NAMES" ;;
 	esac
+}
+
+# mcs_vm_kernels: the kernels of `make vmtest` (and of prepare-kernels.sh)
+# into the array MCS_VM_KERNELS: VM_KERNELS; else "path" alone when KERNEL=
+# is set; else MCS_VM_KERNELS_DEFAULT, whose "path" is Debian's
+# MCS_PATH_DEFAULT image and headers from the cache, exported as KERNEL=
+# and KDIR= so that every make check boots one kernel by path.
+mcs_vm_kernels() {
+	local d
+	if [[ -n ${VM_KERNELS:-} ]]; then
+		read -r -a MCS_VM_KERNELS <<<"$VM_KERNELS"
+	elif [[ -n ${KERNEL:-} ]]; then
+		MCS_VM_KERNELS=(path)
+	else
+		read -r -a MCS_VM_KERNELS <<<"$MCS_VM_KERNELS_DEFAULT"
+		d=$("$MCS_RIG/fetch-debian-kernel.sh" "$MCS_PATH_DEFAULT") ||
+			{ log "path: Debian $MCS_PATH_DEFAULT is not available"; return 0; }
+		export KERNEL=$d/vmlinuz KDIR=$d/build
+	fi
+}
+
+# What a kernel needs for the rig to boot it under qemu with its initramfs
+# and run the suite: CONFIG_ option, then why.
+MCS_CONFIG_NEEDED='MODULES:memcg_stock.ko is a module
+MODULE_UNLOAD:the suite unloads the module
+DEBUG_FS:the harness and the KUnit report are in debugfs
+X86_64:the guests are qemu-system-x86_64 with x86-64 static programs
+SMP:the guests have 2 vCPUs and more
+ACPI:without it the guest firmware reports one CPU
+BLK_DEV_INITRD:the tests come in an initramfs
+RD_GZIP:the initramfs is gzip-compressed
+BINFMT_ELF:busybox and the selftests are static ELF programs
+BINFMT_SCRIPT:/init is a shell script
+DEVTMPFS:/init mounts /dev
+TMPFS:/init mounts /tmp
+PROC_FS:the suite reads /proc/modules and the taint
+SYSFS:debugfs is mounted on /sys/kernel/debug
+FUTEX:the threaded selftests
+SERIAL_8250_CONSOLE:the results come over the serial console
+PRINTK:the kernel log is judged'
+# Detected, not needed: the tests of each SKIP with a reason without it.
+MCS_CONFIG_OPTIONAL='KUNIT:kunit LOCKDEP:lockdep DEBUG_KMEMLEAK:kmemleak HOTPLUG_CPU:hotplug HAVE_NMI:nmi PREEMPT_RT:rt NUMA:numa'
+
+# mcs_kconfig KDIR: the configuration of a build tree: its .config, else
+# include/config/auto.conf (an exported module build tree has only that)
+mcs_kconfig() {
+	if [[ -f $1/.config ]]; then
+		echo "$1/.config"
+	elif [[ -f $1/include/config/auto.conf ]]; then
+		echo "$1/include/config/auto.conf"
+	else
+		die "no $1/.config: KDIR must be a configured kernel build tree (where the kernel was built, or a headers package's tree)"
+	fi
+}
+
+# mcs_kernel_config KDIR: refuse (die, naming each missing option and why)
+# a kernel build tree whose configuration lacks what the suite needs
+mcs_kernel_config() {
+	local cfg opt why missing=()
+	cfg=$(mcs_kconfig "$1") || exit 1
+	while IFS=: read -r opt why; do
+		grep -q "^CONFIG_$opt=y" "$cfg" || missing+=("CONFIG_$opt: $why")
+	done <<<"$MCS_CONFIG_NEEDED"
+	((${#missing[@]} == 0)) ||
+		die "$cfg lacks what the suite needs: $(printf '%s; ' "${missing[@]}" | sed 's/; $//')"
+}
+
+# mcs_kernel_features KDIR: the optional features its .config has, as words
+# (kunit lockdep kmemleak hotplug nmi rt numa); "-" for none
+mcs_kernel_features() {
+	local cfg f out=
+	cfg=$(mcs_kconfig "$1") || exit 1
+	for f in $MCS_CONFIG_OPTIONAL; do
+		grep -qE "^CONFIG_${f%%:*}=[ym]" "$cfg" 2>/dev/null && out+=" ${f#*:}"
+	done
+	echo "${out# }" | sed 's/^$/-/'
+}
+
+# mcs_path_kernel: the kernel "path" of mcs_qemu_kernel: KERNEL= and KDIR=
+# checked, KDIR/.config refused when it lacks a needed option; prints
+# "VMLINUZ KDIR DEBUG" (DEBUG 1: KUnit, lockdep and kmemleak all there)
+mcs_path_kernel() {
+	local k=${KERNEL:-} kd=${KDIR:-} feat
+	[[ -n $k && -n $kd ]] ||
+		die "kernel 'path' needs KERNEL= (its bzImage or vmlinuz) and KDIR= (its module build tree)"
+	[[ -f $k ]] || die "KERNEL=$k: no such file"
+	file -L "$k" 2>/dev/null | grep -q 'Linux kernel x86 boot executable' ||
+		die "KERNEL=$k is not an x86 kernel image (bzImage or vmlinuz; vmlinux is the ELF, not bootable by qemu -kernel)"
+	[[ -d $kd && -f $kd/Makefile ]] || die "KDIR=$kd is not a kernel build tree (no Makefile)"
+	mcs_kernel_config "$kd"
+	feat=$(mcs_kernel_features "$kd")
+	log "path: $k, build tree $kd ($(cat "$kd/include/config/kernel.release" 2>/dev/null || echo '?')): optional features: $feat"
+	echo "$(readlink -f "$k") $(readlink -f "$kd") $([[ " $feat " == *" kunit "*" lockdep "*" kmemleak "* ]] && echo 1 || echo 0)"
 }
 
 # mcs_kill_tree PID: SIGTERM PID and every process below it, children

@@ -110,7 +110,7 @@ rc=$?
 echo "MCS-RUN-TESTS rc=$rc"
 # its failures, one word each, for the verdict line
 [ $rc -eq 0 ] || FAILS="$FAILS run_tests-exit-$rc"
-while read -r l; do
+[ -f /tmp/run_tests/failures ] && while read -r l; do
 	FAILS="$FAILS $(echo "$l" | cut -d: -f1 | tr ' ' '-')"
 done </tmp/run_tests/failures
 

@@ -18,7 +18,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-kernels=(${VM_KERNELS:-$MCS_VM_KERNELS_DEFAULT})
+mcs_vm_kernels
+kernels=("${MCS_VM_KERNELS[@]}")
 for k in "${kernels[@]}"; do mcs_kernel_spec "$k" > /dev/null; done
 t0=$SECONDS
 

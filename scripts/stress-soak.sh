@@ -15,7 +15,8 @@
 #                 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4
 #                 (8 vCPUs on a 2-core host: qemu-run.sh uses thread=single;
 #                 NUMA: 2 and 4 nodes, 1 GiB split evenly; dbg-numa runs the
-#                 KUnit node-locality case on 4 real nodes)
+#                 KUnit node-locality case on 4 real nodes); with KERNEL=
+#                 and KDIR= set, "path" (that kernel, lib.sh) alone
 #   SOAK_FUZZ_SECONDS  fuzzing per kernel (default 60; 0: no fuzzing)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +29,10 @@ runs=${SOAK_RUNS:-3}
 fuzz_s=${SOAK_FUZZ_SECONDS:-60}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "SOAK_FUZZ_SECONDS=$fuzz_s is not a number"
 S=$MCS_OUT/soak
-kernels=(${SOAK_KERNELS:-uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4})
+soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4'
+# make soak KERNEL=... KDIR=...: that kernel alone ("path", lib.sh)
+[[ -n ${KERNEL:-} ]] && soak_default=path
+kernels=(${SOAK_KERNELS:-$soak_default})
 for k in "${kernels[@]}"; do [[ $k == uml ]] || mcs_kernel_spec "$k" > /dev/null; done
 mkdir -p "$S"
 

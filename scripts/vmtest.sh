@@ -60,7 +60,8 @@ append="log_buf_len=4M ${MCS_SELFTEST_TIMEOUT:+MCS_SELFTEST_TIMEOUT=$MCS_SELFTES
 # per boot; by default the selftests' 600 s plus that kernel's fuzzing
 qemu_timeout=${QEMU_TIMEOUT:-}
 
-kernels=(${VM_KERNELS:-$MCS_VM_KERNELS_DEFAULT})
+mcs_vm_kernels
+kernels=("${MCS_VM_KERNELS[@]}")
 for k in "${kernels[@]}"; do mcs_kernel_spec "$k" > /dev/null; done
 V=$MCS_OUT/vm
 mkdir -p "$V"
@@ -87,9 +88,15 @@ block() {
 	awk -v b="$2" -v e="$3" '$0 ~ e { on = 0 } on { print } $0 ~ b { on = 1 }' "$1"
 }
 
-# judge NAME DIR DEBUG: check one console log; print one reason per failure
+# judge NAME DIR FEATURES: check one console log; print one reason per
+# failure.  FEATURES (lib.sh mcs_kernel_features, from the kernel's .config)
+# say what must have run: KUnit (kunit), kmemleak, lockdep.
 judge() {
-	local name=$1 d=$2 debug=$3 c=$2/console.log
+	local name=$1 d=$2 feat=" $3 " c=$2/console.log
+	local kunit=0 kmemleak=0 lockdep=0
+	[[ $feat == *" kunit "* ]] && kunit=1
+	[[ $feat == *" kmemleak "* ]] && kmemleak=1
+	[[ $feat == *" lockdep "* ]] && lockdep=1
 	local verdict t rc out
 
 	verdict=$(grep -E '^MCS-VERDICT: ' "$c" | tail -1 || true)
@@ -105,8 +112,8 @@ judge() {
 		echo "cpus online: ${t:-?} (< 2 or < $ksmp)"
 	grep -qx 'MCS-INSMOD memcg_stock rc=0' "$c" || [[ -z $verdict ]] || echo "insmod memcg_stock failed"
 
-	# KUnit (debug kernels only: Debian's have no CONFIG_KUNIT)
-	if ((debug)) && ((${#suites[@]})); then
+	# KUnit (where the kernel has it: Debian's have no CONFIG_KUNIT)
+	if ((kunit)) && ((${#suites[@]})); then
 		if [[ ! -f $d/mod/memcg_stock_test.ko ]]; then
 			echo "memcg_stock_test.ko was not built"
 		elif [[ -n $verdict ]]; then
@@ -168,7 +175,7 @@ PY
 			echo "kmemleak: $(grep -c 'unreferenced object' <<<"$out") leak(s)"
 			printf '%s\n' "$out" > "$d/kmemleak.txt"
 		fi
-		((debug)) && ! grep -q '^MCS-KMEMLEAK-BEGIN$' "$c" && echo "kmemleak did not run"
+		((kmemleak)) && ! grep -q '^MCS-KMEMLEAK-BEGIN$' "$c" && echo "kmemleak did not run"
 		t=$(sed -n 's/^MCS-TAINT //p' "$c" | tail -1)
 		if [[ ! $t =~ ^[0-9]+$ ]]; then
 			echo "no taint value"
@@ -176,7 +183,7 @@ PY
 			echo "tainted $t (allowed: O E N)"
 		fi
 		t=$(sed -n 's/^MCS-DEBUG-LOCKS //p' "$c" | tail -1)
-		((debug)) && [[ $t != 1 ]] && echo "debug_locks=${t:-absent} (lockdep fired or is missing)"
+		((lockdep)) && [[ $t != 1 ]] && echo "debug_locks=${t:-absent} (lockdep fired or is missing)"
 	fi
 	# whole console (boot included), minus the debug kernels' boot banners
 	grep -v -E "$MCS_SPLAT_BENIGN" "$c" > "$d/console.checked" || true
@@ -188,11 +195,12 @@ PY
 }
 
 # prepare NAME DIR: the kernel, the module built against it and the
-# initramfs; prints "VMLINUZ DEBUG SMP NUMA".  On failure: a reason on
+# initramfs; prints "VMLINUZ FEATURES SMP NUMA" (FEATURES: one word,
+# comma-separated).  On failure: a reason on
 # stdout, non-zero status.  Runs under $V/.prepare.lock (see run_kernel);
 # uses run_kernel's start time tk.
 prepare() {
-	local k=$1 d=$2 kname ksmp knuma kinfo vmlinuz kdir debug m
+	local k=$1 d=$2 kname ksmp knuma kinfo vmlinuz kdir feat m
 	read -r kname ksmp knuma <<<"$(mcs_kernel_spec "$k")"
 	((ksmp)) || ksmp=${VM_SMP:-2}
 	((knuma)) || knuma=${VM_NUMA:-1}
@@ -202,7 +210,8 @@ prepare() {
 		echo "kernel not available: $(grep -m1 '^error:' "$d/kernel.err" | cut -c1-200 || true)"
 		return 1
 	fi
-	read -r vmlinuz kdir debug <<<"$kinfo"
+	read -r vmlinuz kdir _ <<<"$kinfo"
+	feat=$(mcs_kernel_features "$kdir")
 	echo "$((SECONDS - tk))" > "$d/t-kernel"
 	tb=$SECONDS
 	if ! m=$(mcs_build_module "$kdir" "vm-$kname"); then
@@ -215,7 +224,7 @@ prepare() {
 	echo "$((SECONDS - tb))" > "$d/t-ko"
 	"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$V/selftests" ||
 		{ echo "mkinitramfs failed"; return 1; }
-	echo "$vmlinuz $debug $ksmp $knuma"
+	echo "$vmlinuz ${feat// /,} $ksmp $knuma"
 }
 
 # run_kernel SPEC: prepare, boot and judge one kernel; the outcome goes to
@@ -225,7 +234,7 @@ prepare() {
 # directories and the cache); the boots, where the wall-clock time goes,
 # overlap up to VM_JOBS.
 run_kernel() {
-	local k=$1 d=$V/$1 info vmlinuz debug ksmp knuma tq tboot attempt qrc w fuzz
+	local k=$1 d=$V/$1 info vmlinuz feat ksmp knuma tq tboot attempt qrc w fuzz
 	local -a why
 	tk=$SECONDS
 	log "=== $k ==="
@@ -238,13 +247,15 @@ run_kernel() {
 		log "$k: FAIL: ${info:-preparation failed}"
 		return 0
 	}
-	read -r vmlinuz debug ksmp knuma <<<"$info"
+	read -r vmlinuz feat ksmp knuma <<<"$info"
+	log "$k: optional features: ${feat//,/ } (the tests of the others SKIP)"
 	fuzz=$fuzz_short
 	[[ $fuzz_kernels == *" ${k%%+*} "* ]] && fuzz=$fuzz_full
-	# the kernels of VM_ISOLATED (default deb-6.1-amd64) boot with their
-	# last CPU isolated, so that selftest "isolation" runs somewhere
+	# the kernels of VM_ISOLATED (default deb-6.1-amd64 and path, which
+	# make check boots as Debian 6.1) boot with their last CPU isolated,
+	# so that selftest "isolation" runs somewhere
 	kappend=$append
-	[[ " ${VM_ISOLATED-deb-6.1-amd64} " == *" ${k%%+*} "* ]] &&
+	[[ " ${VM_ISOLATED-deb-6.1-amd64 path} " == *" ${k%%+*} "* ]] &&
 		kappend+=" isolcpus=$((ksmp - 1)) nohz_full=$((ksmp - 1))"
 	log "$k: fuzzing $fuzz s"
 	tq=$SECONDS
@@ -256,7 +267,7 @@ run_kernel() {
 			qrc=$?
 		# the end mark proves that the judge ran to its end (a `die` half-way
 		# would otherwise look like a run without failures)
-		mapfile -t why < <(judge "$k" "$d" "$debug" && echo '<judged>')
+		mapfile -t why < <(judge "$k" "$d" "${feat//,/ }" && echo '<judged>')
 		if ((${#why[@]})) && [[ ${why[-1]} == '<judged>' ]]; then
 			unset 'why[-1]'
 		else
