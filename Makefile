@@ -1,32 +1,106 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # memcg_stock: user entry points.  The module itself is described in Kbuild.
-#
-#   make             build memcg_stock.ko against KDIR (default: running kernel)
-#   make deps        install the Debian packages the rig needs (idempotent)
-#   make kunit       KUnit suites + selftests under UML from Debian's newest linux-source-7.*
-#                    (KASAN, lockdep, kmemleak; one CPU, MCS_UML_CPUS=2 for SMP)
-#   make vmtest      selftests (+KUnit) on Debian 6.12 generic/RT, 6.1 generic and our 6.12 debug RT kernel
-#   make compile-6.1 compile check against bookworm's 6.1 headers
-#   make lint        checkpatch --strict and sparse, zero warnings
-#   make dkms-check  dkms add + build against Debian's 6.12 headers (private tree)
-#   make check       all of the above (what .ci/run runs)
-#   make bench       A/B benchmark: instructions per pair under qemu -icount (Debian 6.12
-#                    generic and RT), wall clock on UML and qemu (scripts/bench.sh)
-#   make soak        3 consecutive stress runs (all cases) per test kernel, + SMP UML,
-#                    debug generic, 6.1 RT, cloud, 8 vCPUs, NUMA
-#   make clean
+# `make help` lists every target and the main variables.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 MCS_CACHE ?= $(HOME)/.cache/memcg_stock
 export MCS_CACHE
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(CURDIR)/dkms.conf)
+# install: the kernel release KDIR builds for, where modules go under
+# /lib/modules/<release>/, where the client files go
+# (UTS_RELEASE, what the module's vermagic says: some distributions'
+# include/config/kernel.release differs)
+KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+INSTALL_MOD_DIR ?= updates
+MCS_DEVDIR ?= /usr/src/memcg_stock/$(KRELEASE)
+DESTDIR ?=
+DEPMOD ?= depmod
 
-.PHONY: all modules deps kunit vmtest compile-6.1 lint dkms-check check bench soak clean
+.PHONY: all modules kdir-check help run_tests install uninstall dkms-install dkms-uninstall \
+	deps kunit vmtest compile-6.1 lint dkms-check check bench soak clean
 
 all: modules
 
-modules:
+help:
+	@echo 'memcg_stock: make [TARGET] [VARIABLE=value ...]'
+	@echo 'Build, install, test on the running kernel:'
+	@echo '  make                build memcg_stock.ko (+ memcg_stock_test.ko with KUnit) against KDIR'
+	@echo '  make run_tests      as root on the kernel it was built for: load, KUnit, selftests, unload, TAP'
+	@echo '  make install        modules_install + depmod; memcg_stock.h and Module.symvers to MCS_DEVDIR'
+	@echo '  make uninstall      remove what make install installed'
+	@echo '  make dkms-install   copy the tree to /usr/src/memcg_stock-$(VERSION), dkms add, build, install'
+	@echo '  make dkms-uninstall dkms remove and the copy in /usr/src'
+	@echo '  make -C selftests   build the selftest programs (kselftest.h from KDIR'"'"'s source or KSFT_DIR)'
+	@echo '  make -C examples    build the client example against memcg_stock (builds the module first)'
+	@echo 'The test rig (qemu and UML guests; Debian 12 host, root):'
+	@echo '  make check          every stage: lint, KUnit + selftests under UML and qemu, compile, DKMS'
+	@echo '  make vmtest         the suite under qemu (VM_KERNELS, or KERNEL= and KDIR= for your kernel)'
+	@echo '  make kunit          KUnit suites + selftests under a UML debug kernel'
+	@echo '  make soak           long stress runs (SOAK_KERNELS, or KERNEL= and KDIR=)'
+	@echo '  make bench          A/B benchmark of the stock modes (BENCH_*_KERNELS, or KERNEL= and KDIR=)'
+	@echo '  make lint           checkpatch --strict, sparse, API and docs checks'
+	@echo '  make compile-6.1    W=1 compile check against Debian 6.1 and 6.12 headers'
+	@echo '  make dkms-check     dkms add + build against Debian 6.12 headers; make install DESTDIR= check'
+	@echo '  make deps           install the Debian packages the rig needs'
+	@echo '  make clean          remove every build product and .out/'
+	@echo 'Variables:'
+	@echo '  KDIR=DIR            kernel build tree (default: /lib/modules/$$(uname -r)/build)'
+	@echo '  KERNEL=FILE         bzImage or vmlinuz for vmtest, soak and bench (with KDIR= its build tree)'
+	@echo '  DESTDIR=DIR         staging root of make install / uninstall (default: none)'
+	@echo '  INSTALL_MOD_DIR=D   module subdirectory under /lib/modules/<release> (default: updates)'
+	@echo '  MCS_DEVDIR=DIR      where make install puts memcg_stock.h and Module.symvers'
+	@echo '  VM_KERNELS=LIST     kernels of make vmtest (docs/testing.md has every rig variable)'
+	@echo '  MCS_CACHE=DIR       the rig'"'"'s downloads and kernel builds (default: ~/.cache/memcg_stock)'
+
+# a missing build tree: say what to install, not make's "No such file"
+kdir-check:
+	@test -f $(KDIR)/Makefile || { \
+	  echo "memcg_stock: no kernel build tree at $(KDIR)" >&2; \
+	  echo "  Install the headers of the running kernel (Debian, Ubuntu: apt-get install linux-headers-$$(uname -r);" >&2; \
+	  echo "  Fedora: dnf install kernel-devel-$$(uname -r)), or pass KDIR=<kernel build tree>, e.g. make KDIR=~/linux" >&2; \
+	  exit 1; }
+
+modules: kdir-check
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# as root, on the kernel the module was built for (selftests/run_tests.sh);
+# builds what is missing first
+run_tests:
+	@test -f memcg_stock.ko || $(MAKE) modules
+	@test -x selftests/mcs_selftest || $(MAKE) -C selftests KDIR=$(KDIR)
+	selftests/run_tests.sh
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		KERNELRELEASE=$(KRELEASE) modules_install
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KRELEASE)
+	install -D -m 644 memcg_stock.h $(DESTDIR)$(MCS_DEVDIR)/memcg_stock.h
+	install -D -m 644 Module.symvers $(DESTDIR)$(MCS_DEVDIR)/Module.symvers
+
+uninstall: kdir-check
+	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)/memcg_stock.ko* \
+		$(DESTDIR)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)/memcg_stock_test.ko*
+	rm -rf $(DESTDIR)$(MCS_DEVDIR)
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KRELEASE)
+
+# DKMS: the tree itself (no .git, .out or build products) as
+# /usr/src/memcg_stock-VERSION, then dkms add, build and install for KDIR's
+# kernel.  DKMS=... adds dkms options (e.g. a private --dkmstree).
+DKMS ?= dkms
+DKMS_SRC ?= /usr/src
+DKMS_EXCLUDE = .git .out bench-results $(CLEAN_FILES) $(patsubst %.c,%,$(wildcard selftests/*.c))
+dkms-install: kdir-check
+	rm -rf $(DKMS_SRC)/memcg_stock-$(VERSION)
+	mkdir -p $(DKMS_SRC)/memcg_stock-$(VERSION)
+	tar -c $(foreach x,$(DKMS_EXCLUDE),--exclude='$(x)') -f - . | tar -x -C $(DKMS_SRC)/memcg_stock-$(VERSION)
+	$(DKMS) add --sourcetree $(DKMS_SRC) -m memcg_stock -v $(VERSION)
+	$(DKMS) build -m memcg_stock -v $(VERSION) -k $(KRELEASE) --kernelsourcedir $(realpath $(KDIR))
+	$(DKMS) install -m memcg_stock -v $(VERSION) -k $(KRELEASE)
+
+dkms-uninstall:
+	$(DKMS) remove -m memcg_stock -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)/memcg_stock-$(VERSION)
 
 deps:
 	scripts/deps.sh
@@ -62,4 +136,5 @@ CLEAN_FILES := *.o .*.o *.ko *.mod *.mod.c .*.cmd .*.d *.dwo modules.order Modul
 
 clean:
 	rm -rf .out .tmp_versions
+	$(MAKE) -s -C selftests clean
 	rm -f $(foreach d,$(CLEAN_DIRS),$(addprefix $(d)/,$(CLEAN_FILES)))

@@ -10,9 +10,10 @@
 #     kernel-doc in memcg_stock.h, every internal function (exported into
 #     namespace MCS_NS, see compat.h) has one somewhere;
 #  3. namespace: examples/mcs_client.c, which includes only memcg_stock.h,
-#     builds against the module's Module.symvers; built so that it uses an
-#     internal symbol, modpost must refuse it (MEMCG_STOCK_INTERNAL not
-#     imported).
+#     builds with `make -C examples KDIR=...` (examples/Makefile: the
+#     header and the module's Module.symvers); built so that it uses an
+#     internal symbol (MCS_CLIENT_CFLAGS=-DMCS_CLIENT_USES_INTERNALS),
+#     modpost must refuse it (MEMCG_STOCK_INTERNAL not imported).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -64,21 +65,21 @@ else
 	log "api-check: kernel-doc clean; every export documented"
 fi
 
-# 3. the symbol namespace, seen from a client
-C=$MCS_OUT/build/client
-rm -rf "$C"
-mkdir -p "$C"
-cp examples/mcs_client.c examples/Kbuild "$C/"
-mk=(make -s -C "$B" M="$C" KBUILD_EXTRA_SYMBOLS="$M/Module.symvers")
-if ! "${mk[@]}" KCFLAGS="-I$MCS_SRC" modules > "$C/public.log" 2>&1; then
-	cat "$C/public.log" >&2
-	echo "api-check: a client of the public header does not build" >&2
+# 3. the symbol namespace, seen from a client: the client example built as
+# a user builds it, `make -C examples KDIR=...`, in the module's build copy
+# (whose memcg_stock.ko is up to date, so the module step is a no-op)
+C=$M/examples
+[[ -f $C/Makefile ]] || die "api-check: no $C/Makefile in the build copy"
+rm -f "$C"/*.o "$C"/*.ko
+if ! make -C "$C" KDIR="$B" > "$M/client-public.log" 2>&1 || [[ ! -f $C/mcs_client.ko ]]; then
+	cat "$M/client-public.log" >&2
+	echo "api-check: make -C examples KDIR=$B: a client of the public header does not build" >&2
 	fail=1
 fi
 rm -f "$C"/*.o "$C"/*.ko
-if "${mk[@]}" KCFLAGS="-I$MCS_SRC -DMCS_CLIENT_USES_INTERNALS" modules > "$C/internal.log" 2>&1 ||
-	! grep -q "mcs_memcg_cache.*MEMCG_STOCK_INTERNAL.*does not import" "$C/internal.log"; then
-	cat "$C/internal.log" >&2
+if make -C "$C" KDIR="$B" MCS_CLIENT_CFLAGS=-DMCS_CLIENT_USES_INTERNALS > "$M/client-internal.log" 2>&1 ||
+	! grep -q "mcs_memcg_cache.*MEMCG_STOCK_INTERNAL.*does not import" "$M/client-internal.log"; then
+	cat "$M/client-internal.log" >&2
 	echo "api-check: a client reached an internal symbol without importing its namespace" >&2
 	fail=1
 fi

@@ -1,6 +1,7 @@
 #!/bin/bash
 # build-selftests.sh OUTDIR SRCTREE: compile every selftests/*.c into a static
-# binary OUTDIR/<name>, with kselftest.h from the kernel source tree SRCTREE.
+# binary OUTDIR/<name> through selftests/Makefile (OUTPUT=OUTDIR), with
+# kselftest.h from the kernel source tree SRCTREE (KSFT_DIR).
 # Nothing to do (exit 0) when there are no selftests.
 # MCS_MODULE_SRC (optional) points at another module tree (rig self-tests).
 set -euo pipefail
@@ -19,9 +20,8 @@ if ((${#srcs[@]} == 0)); then
 	exit 0
 fi
 mkdir -p "$out"
-for f in "${srcs[@]}"; do
-	name=$(basename "$f" .c)
-	gcc -static -O2 -Wall -I"$inc" -o "$out/$name" "$f" >&2 ||
-		die "selftest $name failed to compile"
-done
+# selftests/Makefile, the kselftest-style build a user runs, applied to the
+# tested tree's sources
+make -s -C "$modsrc/selftests" -f "$MCS_SRC/selftests/Makefile" KSFT_DIR="$inc" OUTPUT="$out" >&2 ||
+	die "the selftests failed to compile (make -C selftests)"
 log "built ${#srcs[@]} selftest(s) into $out"

@@ -1,7 +1,14 @@
 #!/bin/bash
-# dkms-check.sh (`make dkms-check`): `dkms add` + `dkms build` of this tree
-# against Debian's extracted 6.12 headers, in a private DKMS tree (nothing
-# is installed on the host).  Build only.
+# dkms-check.sh (`make dkms-check`): the packaging targets a user runs,
+# against Debian's extracted 6.12 headers, with nothing installed on the
+# host:
+#  1. `make dkms-install` with DKMS's trees private (DKMS_SRC, --dkmstree,
+#     --installtree): the tree copied without .git and .out, dkms add,
+#     build and install; the copy must hold no build product;
+#  2. `make install DESTDIR=...`: the modules under
+#     lib/modules/<release>/updates with their depmod files, memcg_stock.h
+#     and Module.symvers where a client build finds them, then
+#     `make uninstall DESTDIR=...` removes them again.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -11,16 +18,43 @@ grep -q "MODULE_VERSION(\"$ver\")" "$MCS_SRC/module.c" ||
 	die "dkms.conf PACKAGE_VERSION $ver does not match MODULE_VERSION"
 kd=$("$here/fetch-debian-kernel.sh" amd64)
 kver=$(basename "$(readlink -f "$kd")")
+kdir=$(readlink -f "$kd/build")
 D=$MCS_OUT/dkms
 rm -rf "$D"
-mkdir -p "$D/tree" "$D/src/memcg_stock-$ver"
-rsync -a --exclude=.out/ --exclude=.git/ --exclude=bench-results/ \
-	"$MCS_SRC/" "$D/src/memcg_stock-$ver/"
-opts=(--dkmstree "$D/tree" --sourcetree "$D/src")
-dkms add "${opts[@]}" -m memcg_stock -v "$ver" >&2
-dkms build "${opts[@]}" -m memcg_stock -v "$ver" -k "$kver" \
-	--kernelsourcedir "$(readlink -f "$kd/build")" >&2 ||
-	{ cat "$D/tree/memcg_stock/$ver/build/make.log" >&2 2>/dev/null; die "dkms build failed"; }
-ko=$(find "$D/tree/memcg_stock/$ver" -name memcg_stock.ko | head -1)
-[[ -n $ko ]] || die "dkms built no memcg_stock.ko"
-log "dkms: memcg_stock/$ver built for $kver: ${ko#"$D"/}"
+mkdir -p "$D/tree" "$D/src" "$D/lib/$kver"
+
+# 1. make dkms-install
+make -C "$MCS_SRC" dkms-install KDIR="$kdir" DKMS_SRC="$D/src" \
+	DKMS="dkms --dkmstree $D/tree --installtree $D/lib" >&2 ||
+	{ cat "$D/tree/memcg_stock/$ver/build/make.log" >&2 2>/dev/null; die "make dkms-install failed"; }
+copy=$D/src/memcg_stock-$ver
+[[ -f $copy/dkms.conf && -f $copy/Kbuild && -f $copy/memcg_stock.h ]] ||
+	die "make dkms-install: no source tree in $copy"
+junk=$(cd "$copy" && find . \( -name .git -o -name .out -o -name '*.o' -o -name '*.ko' -o -name '*.cmd' \) -print | head -5)
+[[ -z $junk ]] || die "make dkms-install copied build products or .git/.out: $junk"
+ko=$(find "$D/lib/$kver" -name 'memcg_stock.ko*' | head -1)
+[[ -n $ko ]] || die "make dkms-install installed no memcg_stock.ko under $D/lib/$kver"
+log "dkms: memcg_stock/$ver added, built and installed for $kver: ${ko#"$D"/}"
+
+# 2. make install / uninstall DESTDIR=, in a copy of the tree (the build
+# leaves its objects where it runs)
+I=$D/destdir
+W=$D/work
+mkdir -p "$W"
+rsync -a --exclude=.git/ --exclude=.out/ --exclude=bench-results/ "$MCS_SRC/" "$W/"
+make -C "$W" clean > /dev/null
+make -C "$W" install KDIR="$kdir" DESTDIR="$I" >&2 || die "make install DESTDIR=$I failed"
+m=$I/lib/modules/$kver
+missing=()
+for f in "$m/updates/memcg_stock.ko" "$m/modules.dep" "$I/usr/src/memcg_stock/$kver/memcg_stock.h" \
+	"$I/usr/src/memcg_stock/$kver/Module.symvers"; do
+	compgen -G "$f*" > /dev/null || missing+=("${f#"$I"}")
+done
+((${#missing[@]} == 0)) || die "make install DESTDIR=$I: missing ${missing[*]}"
+grep -q 'updates/memcg_stock.ko' "$m/modules.dep" || die "make install: depmod did not list memcg_stock.ko in $m/modules.dep"
+grep -q 'mcs_memcg_create' "$I/usr/src/memcg_stock/$kver/Module.symvers" ||
+	die "make install: the installed Module.symvers lacks memcg_stock's exports"
+make -C "$W" uninstall KDIR="$kdir" DESTDIR="$I" >&2 || die "make uninstall DESTDIR=$I failed"
+left=$(find "$I" -name 'memcg_stock*' | head -3)
+[[ -z $left ]] || die "make uninstall left: $left"
+log "install: make install DESTDIR= put the module ($kver, depmod'ed), header and Module.symvers in place; make uninstall removed them"

@@ -125,9 +125,10 @@ def makefile_variables():
 
 def script_reads():
     """(env, broad): variables read from the environment with a default
-    (the table's duty), and every variable a script or selftest reads."""
+    (the table's duty), and every variable a script, selftest or Makefile
+    reads (selftests/run_tests.sh counts as a script)."""
     env, broad = set(), set()
-    for path in glob.glob(os.path.join(TREE, "scripts", "*.sh")):
+    for path in glob.glob(os.path.join(TREE, "scripts", "*.sh")) + glob.glob(os.path.join(TREE, "selftests", "*.sh")):
         text = read(path)
         env |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]+):?[-+=?]", text))
         broad |= set(re.findall(r"\$\{?([A-Z][A-Z0-9_]+)", text))
@@ -141,6 +142,12 @@ def script_reads():
     mk_names, mk_env = makefile_variables()
     env |= mk_env
     broad |= mk_names
+    # the Makefiles of selftests/ and examples/: what they read is named
+    for path in ("selftests/Makefile", "examples/Makefile", "examples/Kbuild"):
+        if os.path.isfile(os.path.join(TREE, path)):
+            text = read(os.path.join(TREE, path))
+            broad |= set(re.findall(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?:\?|:|\+)?=", text, re.M))
+            broad |= set(re.findall(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", text))
     return env, broad
 
 

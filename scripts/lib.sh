@@ -62,7 +62,7 @@ MCS_SPLAT_BENIGN=${MCS_SPLAT_BENIGN:-'RCU lockdep checking is enabled|kmemleak: 
 
 # mcs_build_module KDIR NAME [make args...]: copy the module sources into
 # $MCS_OUT/build/NAME (one copy per target kernel: Kbuild objects are not
-# shareable) and build memcg_stock.ko (+ memcg_stock_test.ko when the kernel
+# shareable; the Makefiles come along, for make -C examples there) and build memcg_stock.ko (+ memcg_stock_test.ko when the kernel
 # has KUnit) there.  Prints the build directory.
 mcs_build_module() {
 	local kdir=$1 name=$2
@@ -71,7 +71,7 @@ mcs_build_module() {
 	mkdir -p "$dst"
 	rsync -a --delete --prune-empty-dirs \
 		--exclude='.out/' --exclude='scripts/' --exclude='selftests/' --exclude='.git/' \
-		--include='*/' --include='Kbuild' --include='*.c' --include='*.h' \
+		--include='*/' --include='Kbuild' --include='Makefile' --include='*.c' --include='*.h' \
 		--exclude='*' "$MCS_SRC/" "$dst/"
 	# a module that stops building must not be replaced by a stale one
 	rm -f "$dst"/*.ko "$dst"/kunit/*.ko
@@ -249,7 +249,7 @@ mcs_path_kernel() {
 	[[ -d $kd && -f $kd/Makefile ]] || die "KDIR=$kd is not a kernel build tree (no Makefile)"
 	mcs_kernel_config "$kd"
 	feat=$(mcs_kernel_features "$kd")
-	log "path: $k, build tree $kd ($(cat "$kd/include/config/kernel.release" 2>/dev/null || echo '?')): optional features: $feat"
+	log "path: $k, build tree $kd ($(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kd/include/generated/utsrelease.h" 2>/dev/null)): optional features: $feat"
 	echo "$(readlink -f "$k") $(readlink -f "$kd") $([[ " $feat " == *" kunit "*" lockdep "*" kmemleak "* ]] && echo 1 || echo 0)"
 }
 

@@ -5,7 +5,10 @@
 # (which may be empty or missing).
 #
 # MODE: test (default)  load, KUnit report, selftests, unload, leak/taint checks
-#       shell           a shell on the console instead (debugging by hand)
+#       shell           a shell on the console instead (a guest booted by
+#                       hand): the module is not loaded; /mcs/tree holds the
+#                       Makefile, the modules and the selftests, with GNU make,
+#                       so that `cd /mcs/tree && make run_tests` runs the suite
 #       FILE            a script run after the module (and the KUnit module, if
 #                       given) is loaded, instead of the selftests (bench, stress)
 #
@@ -60,7 +63,21 @@ fi
 # MCS_MODULE_SRC names another module tree)
 cp "$MCS_RIG/../selftests/run_tests.sh" "$MCS_RIG"/../selftests/splat*.re "$root/mcs/selftests/"
 case $mode in
-test | shell) ;;
+test) ;;
+shell)
+	# /mcs/tree: what `make run_tests` needs, as laid out by `make` and
+	# `make -C selftests`; GNU make with the libraries it links
+	T=$root/mcs/tree
+	mkdir -p "$T/selftests"
+	cp "$MCS_RIG/../Makefile" "$MCS_RIG/../dkms.conf" "$T/"
+	cp "$root"/mcs/modules/*.ko "$T/"
+	cp -a "$root"/mcs/selftests/. "$T/selftests/"
+	cp "$(command -v make)" "$root/bin/make"
+	for l in $(ldd "$(command -v make)" | grep -oE '/[^ ]+'); do
+		mkdir -p "$root$(dirname "$l")"
+		cp -L "$l" "$root$l"
+	done
+	;;
 *)
 	[[ -f $mode ]] || die "MODE must be test, shell or a script file, not '$mode'"
 	cp "$mode" "$root/mcs/run.sh"
@@ -96,7 +113,7 @@ echo "MCS-BOOT $(uname -r) cpus=$cpus"
 [ -r /proc/sys/kernel/tainted ] && echo "MCS-BOOT-TAINT $(cat /proc/sys/kernel/tainted)"
 
 if [ "$MODE" = shell ]; then
-	echo "MCS-SHELL (exit to power off)"
+	echo "MCS-SHELL (exit to power off; the suite: cd /mcs/tree && make run_tests)"
 	setsid cttyhack sh
 	reboot -f
 fi

@@ -148,7 +148,7 @@ kmsg_collect() {
 		rm -f "$outdir/.dmesg"
 	fi
 	mark=$((mark + 1))
-	echo "<6>$tag $mark" >/dev/kmsg 2>/dev/null
+	echo "<7>$tag $mark" >/dev/kmsg 2>/dev/null
 }
 kmsg_collect
 
