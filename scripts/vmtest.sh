@@ -4,23 +4,28 @@
 # kernel has KUnit) and the selftests, then judge the serial log on the host.
 #
 # Kernels (VM_KERNELS, by name: see mcs_qemu_kernel in lib.sh; default
-# MCS_VM_KERNELS_DEFAULT, deb-amd64 deb-rt-amd64 deb-6.1-amd64 dbg-rt;
-# dbg-generic is in make soak):
+# MCS_VM_KERNELS_DEFAULT, deb-amd64 deb-rt-amd64 path dbg-rt, whose path is
+# Debian 6.1; with KERNEL= set, path alone; dbg-generic is in make soak):
 #   deb-amd64      Debian bookworm's 6.12 generic  (scripts/fetch-debian-kernel.sh)
 #   deb-rt-amd64   Debian bookworm's 6.12 PREEMPT_RT
 #   deb-6.1-amd64  Debian bookworm's 6.1 generic
 #   deb-[SERIES-]FLAVOUR  any other Debian kernel (fetch-debian-kernel.sh --list)
 #   dbg-generic    our 6.12 debug kernel: KUnit, lockdep, kmemleak (scripts/build-debug-kernel.sh)
 #   dbg-rt         the same with PREEMPT_RT
+#   path           KERNEL= (bzImage or vmlinuz) with KDIR= (its build tree),
+#                  refused before the boot when KDIR's configuration lacks
+#                  a needed option (lib.sh mcs_kernel_config)
 # A name may carry guest options, NAME[+smpN][+numaN]: N vCPUs (default
 # VM_SMP), N NUMA nodes (qemu-run.sh QEMU_NUMA); results go to a directory of
 # that name.
 # A kernel fails on: a module build error, no verdict line (panic, hang),
 # a guest-side failure, fewer than 2 CPUs, a failed insmod or rmmod, a failed,
-# missing or unparsable KUnit suite (debug kernels; expected suites = every
+# missing or unparsable KUnit suite (kernels with KUnit; expected suites = every
 # `.name = "mcs_..."` in kunit/*.c), a selftest `not ok`, exit code other than
-# 0/4 or missing result, a kmemleak report, taint other than O/E/N, lockdep
-# switched off, or any splat on the console.
+# 0/4 or missing result, a kmemleak report (or no scan where the kernel has
+# kmemleak), taint other than O/E/N, lockdep switched off (where the kernel
+# has it), or any splat on the console.  The guest runs
+# selftests/run_tests.sh (scripts/mkinitramfs.sh).
 # Results: $MCS_OUT/vm/<kernel>/ (console.log, ktap.txt, kunit.txt, ...).
 #
 # Environment: VM_KERNELS, VM_JOBS (kernels booted at a time, default 2;
@@ -32,7 +37,8 @@
 # MCS_FUZZ_SECONDS (fuzzing on every kernel, overrides both),
 # MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests),
 # VM_ISOLATED (kernel names booted with their last vCPU isolated, isolcpus=
-# and nohz_full=, for the selftest "isolation"; default deb-6.1-amd64).
+# and nohz_full=, for the selftest "isolation"; default deb-6.1-amd64 path),
+# KERNEL and KDIR (the kernel "path").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -63,6 +69,8 @@ qemu_timeout=${QEMU_TIMEOUT:-}
 mcs_vm_kernels
 kernels=("${MCS_VM_KERNELS[@]}")
 for k in "${kernels[@]}"; do mcs_kernel_spec "$k" > /dev/null; done
+# a kernel by path that lacks what the suite needs is refused at once
+[[ " ${kernels[*]} " == *" path"[+\ ]* ]] && mcs_path_kernel > /dev/null
 V=$MCS_OUT/vm
 mkdir -p "$V"
 t0=$SECONDS

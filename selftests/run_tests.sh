@@ -34,8 +34,16 @@ stdir=$here
 outdir=
 runscript=
 usage() {
-	echo "usage: $0 [-m MODDIR] [-s SELFTESTDIR] [-o OUTDIR] [-r SCRIPT]" >&2
-	exit 2
+	cat >&2 <<EOF
+usage: $0 [-m MODDIR] [-s SELFTESTDIR] [-o OUTDIR] [-r SCRIPT]
+  -m  memcg_stock.ko and memcg_stock_test.ko (default: $moddir)
+  -s  the selftest programs (default: $stdir)
+  -o  where the logs go (default: a new directory under ${TMPDIR:-/tmp})
+  -r  run SCRIPT with sh instead of the selftests
+Environment: MCS_SELFTEST_TIMEOUT, MCS_FUZZ_SECONDS, MCS_SPLAT_BENIGN, MCS_MARKERS.
+Exit: 0 pass, 1 fail, 4 skip (the reason is on the plan line).
+EOF
+	exit "${1:-2}"
 }
 while getopts m:s:o:r:h opt; do
 	case $opt in
@@ -43,6 +51,7 @@ while getopts m:s:o:r:h opt; do
 	s) stdir=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	r) runscript=$OPTARG ;;
+	h) usage 0 ;;
 	*) usage ;;
 	esac
 done
