@@ -3,7 +3,8 @@
 # against Debian's extracted 6.12 headers, with nothing installed on the
 # host:
 #  1. `make dkms-install` with DKMS's trees private (DKMS_SRC, --dkmstree,
-#     --installtree): the tree copied without .git and .out, dkms add,
+#     --installtree; --no-depmod: DKMS would run depmod on the host's
+#     /lib/modules): the tree copied without .git and .out, dkms add,
 #     build and install; the copy must hold no build product;
 #  2. `make install DESTDIR=...`: the modules under
 #     lib/modules/<release>/updates with their depmod files, memcg_stock.h
@@ -25,7 +26,7 @@ mkdir -p "$D/tree" "$D/src" "$D/lib/$kver"
 
 # 1. make dkms-install
 make -C "$MCS_SRC" dkms-install KDIR="$kdir" DKMS_SRC="$D/src" \
-	DKMS="dkms --dkmstree $D/tree --installtree $D/lib" >&2 ||
+	DKMS="dkms --dkmstree $D/tree --installtree $D/lib --no-depmod" >&2 ||
 	{ cat "$D/tree/memcg_stock/$ver/build/make.log" >&2 2>/dev/null; die "make dkms-install failed"; }
 copy=$D/src/memcg_stock-$ver
 [[ -f $copy/dkms.conf && -f $copy/Kbuild && -f $copy/memcg_stock.h ]] ||
