@@ -82,6 +82,7 @@ uninstall: kdir-check
 	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)/memcg_stock.ko* \
 		$(DESTDIR)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)/memcg_stock_test.ko*
 	rm -rf $(DESTDIR)$(MCS_DEVDIR)
+	rmdir --ignore-fail-on-non-empty $(dir $(DESTDIR)$(MCS_DEVDIR)) 2>/dev/null || true
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KRELEASE)
 
 # DKMS: the tree itself (no .git, .out or build products) as
