@@ -34,7 +34,7 @@ soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb
 [[ -n ${KERNEL:-} ]] && soak_default=path
 kernels=(${SOAK_KERNELS:-$soak_default})
 for k in "${kernels[@]}"; do [[ $k == uml ]] || mcs_kernel_spec "$k" > /dev/null; done
-[[ " ${kernels[*]} " == *" path"[+\ ]* ]] && mcs_path_kernel > /dev/null
+[[ -n ${KERNEL:-} && " ${kernels[*]} " == *" path"[+\ ]* ]] && mcs_path_kernel > /dev/null
 mkdir -p "$S"
 
 # the fuzzer: a static binary, one build for every kernel

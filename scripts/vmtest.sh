@@ -70,7 +70,7 @@ mcs_vm_kernels
 kernels=("${MCS_VM_KERNELS[@]}")
 for k in "${kernels[@]}"; do mcs_kernel_spec "$k" > /dev/null; done
 # a kernel by path that lacks what the suite needs is refused at once
-[[ " ${kernels[*]} " == *" path"[+\ ]* ]] && mcs_path_kernel > /dev/null
+[[ -n ${KERNEL:-} && " ${kernels[*]} " == *" path"[+\ ]* ]] && mcs_path_kernel > /dev/null
 V=$MCS_OUT/vm
 mkdir -p "$V"
 t0=$SECONDS
