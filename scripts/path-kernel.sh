@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Kernels by path, sourced by lib.sh (never run): the kernel "path" of
 # mcs_qemu_kernel is the image KERNEL= with the build tree KDIR=, whatever
 # built them; its configuration is checked before anything boots.
