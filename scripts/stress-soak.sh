@@ -130,7 +130,7 @@ INIT
 		# module was loaded.  The first log is kept.
 		for attempt in 1 2; do
 			QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * (ksmp > 4 ? 3 : 1))) QEMU_NUMA=$knuma \
-				QEMU_APPEND="MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
+				QEMU_APPEND="log_buf_len=4M MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
 				"$here/qemu-run.sh" "$vmlinuz" \
 				"$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" || true
 			ok=0
