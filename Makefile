@@ -13,6 +13,8 @@
 #   make check       all of the above (what .ci/run runs)
 #   make bench       A/B benchmark: instructions per pair under qemu -icount (Debian 6.12
 #                    generic and RT), wall clock on UML and qemu (scripts/bench.sh)
+#   make bench-running  as root: the benchmark on the running kernel (no emulator),
+#                    wall clock and PMU figures where the CPU has a PMU
 #   make soak        3 consecutive stress runs (all cases) per test kernel, + SMP UML,
 #                    debug generic, 6.1 RT, cloud, 8 vCPUs, NUMA
 #   make clean
@@ -22,6 +24,7 @@ MCS_CACHE ?= $(HOME)/.cache/memcg_stock
 export MCS_CACHE
 
 .PHONY: all modules deps kunit vmtest compile-6.1 lint dkms-check check bench soak clean
+.PHONY: bench-running
 
 all: modules
 
@@ -51,6 +54,9 @@ check: deps
 
 bench: deps
 	scripts/bench.sh
+
+bench-running:
+	KDIR=$(KDIR) scripts/bench-running.sh
 
 soak: deps
 	scripts/stress-soak.sh
