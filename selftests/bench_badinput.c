@@ -425,7 +425,7 @@ static const char *res_field(const char *res, const char *key, char *val, size_t
 	if (!p)
 		return NULL;
 	p += strlen(pat);
-	n = strcspn(p, " \n");
+	n = strcspn(p, "\n ");
 	if (n >= size)
 		n = size - 1;
 	memcpy(val, p, n);
