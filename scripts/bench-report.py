@@ -166,7 +166,7 @@ out, bad, refused, garbled = [], [], [], []
 
 
 def emit(s=""):
-    out.append(s)
+    out.append(s.rstrip())
 
 
 def load(d):
@@ -269,6 +269,56 @@ def estimate(ins, mode, workload, p, rt=False):
     return est
 
 
+PMU_ERRORS = {-2: "no PMU", -95: "a kernel without perf events", -16: "counters busy",
+              -19: "no client CPU"}
+PMU_FIGURES = {"hw": (("pmu_insns_per_pair", "insns"), ("pmu_cycles_per_pair", "cycles")),
+               "sw": (("pmu_cpu_clock_ns_per_pair", "cpu-clock ns"),
+                      ("pmu_task_clock_ns_per_pair", "task-clock ns"))}
+
+
+def pmu_table(rows, seen, by):
+    """The in-kernel counters of a wall-clock run, per pair, median of the
+    repetitions: instructions and cycles (pmu=hw) or the software clocks
+    (pmu=sw); or why there are none."""
+    kinds = sorted({r.get("pmu", "off") for r in rows if r["workload"] != "floor"})
+    if kinds in ([], ["off"]):
+        return
+    emit(f"  in-kernel counters per pair (bench pmu=, one counter pair per client CPU, "
+         f"median of the repetitions in one guest): pmu={'/'.join(kinds)}")
+    for r in rows:
+        if r.get("pmu") == "unavailable":
+            err = int(r.get("pmu_error", "0"))
+            emit(f"  pmu=unavailable for pmu={r.get('pmu_want', '?')}: error {err} "
+                 f"({PMU_ERRORS.get(err, 'see the kernel log')}); the wall clock above stands")
+            break
+    for kind in ("hw", "sw"):
+        if kind not in kinds:
+            continue
+        (fa, na), (fb, nb) = PMU_FIGURES[kind]
+        emit(f"  pmu={kind}: {na} / {nb} per pair")
+        group = None
+        for rest in seen:
+            if rest[0] != group:
+                group = rest[0]
+                emit(f"  {'workload':<13} {'cl':>3} {'mc':>2} {'load':<7} | " +
+                     " | ".join(f"{label(m, group):^30}" for m in MODES))
+            cells = []
+            for m in MODES:
+                rs = [r for r in by.get((m,) + rest, []) if r.get("pmu") == kind]
+                if not rs:
+                    cells.append(f"{'-':^30}")
+                    continue
+                a = statistics.median(float(r[fa]) for r in rs)
+                b = statistics.median(float(r[fb]) for r in rs)
+                cells.append(f"{a:>12.1f} / {b:<12.1f}{'s' if any(r.get('pmu_scaled') == '1' for r in rs) else ' ':<3}")
+            wl = rest[0] + ("-shared" if rest[4] == "1" else "")
+            ld = "hardirq" if rest[2] == "1" else ("nmi" if rest[3] != "off" else "-")
+            emit(f"  {wl:<13} {rest[1]:>3} {rest[5]:>2} {ld:<7} | " + " | ".join(cells))
+        if kind == "hw":
+            emit("  (per-CPU counters: everything the client CPUs ran in the window, interrupts "
+                 "included; s: a counter was multiplexed and scaled)")
+
+
 # 2. the headline: instructions per pair
 emit()
 emit("== Cycle estimate (a model, not a measurement; docs/benchmark.md \"Cycle model\") ==")
@@ -349,6 +399,14 @@ for k, runs in icount.items():
         emit(f"  {n:>6} | " + " ".join(f"{c:>20}" for c in cells[:4]) + " | " +
              " ".join(cells[6:8]))
     emit("  (coupled-noirq rows are in the CSV)")
+    # the in-kernel counters of the first boot, where its jobs asked for them
+    rows0, by0, seen0 = runs[0][0], {}, []
+    for r in rows0:
+        by0.setdefault(key(r), []).append(r)
+        if r["workload"] != "floor" and key(r)[1:] not in seen0:
+            seen0.append(key(r)[1:])
+    seen0.sort(key=lambda rest: rest[0] != "pages")
+    pmu_table(rows0, seen0, by0)
 
 # 3. the seed-000 shape
 emit()
@@ -422,56 +480,6 @@ for k, runs in icount.items():
              f"{insns(r):>10.1f} "
              f"{fires * 1e9 / ns:>8.0f} {miss:>9.1f} {r['irq_trylock_fail']:>13} | "
              f"{r['nmi']:<11} {nmi_ops * 1e9 / ns:>7.0f}")
-
-PMU_ERRORS = {-2: "no PMU", -95: "a kernel without perf events", -16: "counters busy",
-              -19: "no client CPU"}
-PMU_FIGURES = {"hw": (("pmu_insns_per_pair", "insns"), ("pmu_cycles_per_pair", "cycles")),
-               "sw": (("pmu_cpu_clock_ns_per_pair", "cpu-clock ns"),
-                      ("pmu_task_clock_ns_per_pair", "task-clock ns"))}
-
-
-def pmu_table(rows, seen, by):
-    """The in-kernel counters of a wall-clock run, per pair, median of the
-    repetitions: instructions and cycles (pmu=hw) or the software clocks
-    (pmu=sw); or why there are none."""
-    kinds = sorted({r.get("pmu", "off") for r in rows if r["workload"] != "floor"})
-    if kinds in ([], ["off"]):
-        return
-    emit(f"  in-kernel counters per pair (bench pmu=, one counter pair per client CPU, "
-         f"median of the repetitions): pmu={'/'.join(kinds)}")
-    for r in rows:
-        if r.get("pmu") == "unavailable":
-            err = int(r.get("pmu_error", "0"))
-            emit(f"  pmu=unavailable for pmu={r.get('pmu_want', '?')}: error {err} "
-                 f"({PMU_ERRORS.get(err, 'see the kernel log')}); the wall clock above stands")
-            break
-    for kind in ("hw", "sw"):
-        if kind not in kinds:
-            continue
-        (fa, na), (fb, nb) = PMU_FIGURES[kind]
-        group = None
-        for rest in seen:
-            if rest[0] != group:
-                group = rest[0]
-                emit(f"  {'workload':<13} {'cl':>3} {'mc':>2} {'load':<7} | " +
-                     " | ".join(f"{label(m, group) + ' ' + na + '/' + nb:^30}"[:30]
-                                for m in MODES))
-            cells = []
-            for m in MODES:
-                rs = [r for r in by.get((m,) + rest, []) if r.get("pmu") == kind]
-                if not rs:
-                    cells.append(f"{'-':^30}")
-                    continue
-                a = statistics.median(float(r[fa]) for r in rs)
-                b = statistics.median(float(r[fb]) for r in rs)
-                cells.append(f"{a:>12.1f} / {b:<12.1f}{'s' if any(r.get('pmu_scaled') == '1' for r in rs) else ' ':<3}")
-            wl = rest[0] + ("-shared" if rest[4] == "1" else "")
-            ld = "hardirq" if rest[2] == "1" else ("nmi" if rest[3] != "off" else "-")
-            emit(f"  {wl:<13} {rest[1]:>3} {rest[5]:>2} {ld:<7} | " + " | ".join(cells))
-        if kind == "hw":
-            emit("  (per-CPU counters: everything the client CPUs ran in the window, interrupts "
-                 "included; s: a counter was multiplexed and scaled)")
-
 
 # 6. wall clock
 for k, ((rows, meta), (rrows, rmeta)) in wall.items():
@@ -694,5 +702,6 @@ if panels:
                        capture_output=True)
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"warning: gnuplot failed: {e}", file=sys.stderr)
+os.remove(dat)
 print(f"\nwrote {outdir}/bench.txt, bench.csv, bench.png, env.txt")
 sys.exit(1 if bad or refused else 0)
