@@ -685,7 +685,7 @@ with open(dat, "w") as f:
                     f.write(f"{c} " + " ".join(vals) + "\n")
                 f.write("\n\n")
                 panels.append((f"{k} {wl}", wl, "Mops/s, median (wall clock)"))
-gp = ['set terminal png size 1500,900', f'set output "{os.path.join(outdir, "bench.png")}"',
+gp = ['set terminal png size 1500,900 noenhanced', f'set output "{os.path.join(outdir, "bench.png")}"',
       f'set multiplot layout 2,{max((len(panels) + 1) // 2, 1)} title "memcg_stock: '
       f'charge+uncharge pairs vs clients"',
       'set logscale x 2', 'set xlabel "clients"', 'set key top left']

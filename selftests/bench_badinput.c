@@ -479,8 +479,10 @@ static int pmu_fields_ok(const char *res, const char *want, const char *a, const
  * The in-kernel counters.  pmu=sw must give figures on any kernel with
  * perf events (perf_event_paranoid is there), with the cpu-clock per pair
  * within a factor of 2 of the wall clock per pair (both cover the same
- * window on the same CPUs), and must say unavailable (-EOPNOTSUPP) where
- * the kernel has none.  pmu=hw may go either way.
+ * window on the same CPUs, give or take the cross-CPU calls that enable and
+ * disable the counters: milliseconds under a loaded emulator, hence 200 ms
+ * of load), and must say unavailable (-EOPNOTSUPP) where the kernel has
+ * none.  pmu=hw may go either way.
  */
 static void test_pmu(void)
 {
@@ -494,7 +496,7 @@ static void test_pmu(void)
 	     !strstr(res, "_per_pair=");
 	ksft_test_result(ok, "pmu left out: the result says pmu=off, no figures\n");
 
-	ok = pmu_bench("mode=decoupled duration_ms=50 clients=2 workload=mixed pmu=sw",
+	ok = pmu_bench("mode=decoupled duration_ms=200 clients=2 workload=mixed pmu=sw",
 		       res, sizeof(res)) &&
 	     pmu_fields_ok(res, "sw", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair");
 	clock = res_double(res, "pmu_cpu_clock_ns_per_pair");
