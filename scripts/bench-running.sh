@@ -18,7 +18,9 @@
 #
 # Environment: KDIR, BENCH_REPS (default 5), BENCH_MS (default 100),
 # BENCH_PMU (hw, sw or off; default hw), BENCH_MATCH, BENCH_RESULTS
-# (bench-lib.sh).  Module build arguments (ARCH=um for a UML guest) come from
+# (bench-lib.sh), BENCH_MODULE (a memcg_stock.ko built elsewhere for this
+# kernel, e.g. on the machine that built the kernel: no build here, no
+# KDIR needed).  Module build arguments (ARCH=um for a UML guest) come from
 # the environment as for any kernel module build.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,9 +38,13 @@ bench_pmu_check "$pmu"
 [[ $reps =~ ^[1-9][0-9]*$ ]] && ((reps >= 5)) || die "BENCH_REPS=$reps: at least 5 repetitions"
 [[ $ms =~ ^[1-9][0-9]*$ ]] && ((ms <= 10000)) || die "BENCH_MS=$ms: expected 1..10000"
 ((EUID == 0)) || die "make bench-running loads a module: run it as root"
-[[ -f $kdir/Makefile ]] ||
-	die "no kernel build tree at $kdir: install the headers of $release (Debian: apt-get install linux-headers-$release) or pass KDIR=<build tree>"
-command -v rsync >/dev/null || die "rsync is needed to stage the module build (apt-get install rsync)"
+if [[ -n ${BENCH_MODULE:-} ]]; then
+	[[ -f $BENCH_MODULE ]] || die "BENCH_MODULE=$BENCH_MODULE: no such file"
+else
+	[[ -f $kdir/Makefile ]] ||
+		die "no kernel build tree at $kdir: install the headers of $release (Debian: apt-get install linux-headers-$release), pass KDIR=<build tree>, or BENCH_MODULE=<memcg_stock.ko built for $release>"
+	command -v rsync >/dev/null || die "rsync is needed to stage the module build (apt-get install rsync)"
+fi
 if grep -q '^memcg_stock ' /proc/modules; then
 	die "memcg_stock is loaded already: unload it first (rmmod memcg_stock)"
 fi
@@ -48,10 +54,14 @@ rm -rf "$B"
 R=$B/wall/running
 mkdir -p "$R/first"
 
-M=$(mcs_build_module "$kdir" "running-$release")
-vermagic=$(modinfo -F vermagic "$M/memcg_stock.ko" | cut -d' ' -f1)
+if [[ -n ${BENCH_MODULE:-} ]]; then
+	ko=$BENCH_MODULE
+else
+	ko=$(mcs_build_module "$kdir" "running-$release")/memcg_stock.ko
+fi
+vermagic=$(modinfo -F vermagic "$ko" | cut -d' ' -f1)
 [[ $vermagic == "$release" ]] ||
-	die "memcg_stock.ko is built for $vermagic, this machine runs $release: pass the KDIR of the running kernel"
+	die "$ko is built for $vermagic, this machine runs $release: pass the KDIR (or BENCH_MODULE) of the running kernel"
 
 if ! mountpoint -q /sys/kernel/debug; then
 	mount -t debugfs debugfs /sys/kernel/debug ||
@@ -61,7 +71,7 @@ fi
 # the kernel log from here on is ours to check
 mark="memcg_stock bench-running $$ $(date -u +%s)"
 echo "$mark" >/dev/kmsg 2>/dev/null || true
-insmod "$M/memcg_stock.ko" || die "insmod $M/memcg_stock.ko failed (dmesg says why)"
+insmod "$ko" || die "insmod $ko failed (dmesg says why)"
 unload() { grep -q '^memcg_stock ' /proc/modules && rmmod memcg_stock; }
 trap 'unload || true' EXIT
 [[ -w $D/bench ]] || die "$D/bench missing: is debugfs mounted at /sys/kernel/debug?"
@@ -91,7 +101,7 @@ run_jobs() {
 
 t0=$SECONDS
 load_start=$(cat /proc/loadavg)
-log "bench-running: $release, $ncpus CPUs, pmu=$pmu, $(wc -l <"$B/jobs.txt") jobs of $ms ms"
+log "bench-running: $release, $ncpus CPUs, pmu=$pmu, $(wc -l <"$B/jobs.txt") jobs of $ms ms, $ko"
 run_jobs "$B/jobs.txt" "$R/first"
 python3 "$here/bench-report.py" --noisy "$R/first" >"$R/noisy-jobs.txt"
 if [[ -s $R/noisy-jobs.txt ]]; then
