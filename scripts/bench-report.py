@@ -319,7 +319,9 @@ def pmu_table(rows, seen, by):
                  "included; s: a counter was multiplexed and scaled)")
 
 
-# 2. the headline: instructions per pair
+# 2. the headline: instructions per pair (sections 2-4 only where there
+# are icount runs: `make bench-running` has none)
+mark = len(out)
 emit()
 emit("== Cycle estimate (a model, not a measurement; docs/benchmark.md \"Cycle model\") ==")
 emit("  ~cycles = instructions per pair, with each primitive below counted at its modelled cost "
@@ -434,6 +436,10 @@ for row in ((6, 50235.7, 51415.4, 38559.1, 38652.6), (12, 49336.5, 49901.4, 3738
     emit(f"  {row[0]:>7} | {row[1]:>9.1f} / {row[2]:>9.1f} ({row[2] / row[1]:5.3f}) | "
          f"{row[3]:>9.1f} / {row[4]:>9.1f} ({row[4] / row[3]:5.3f})")
 
+if not icount:
+    del out[mark:]
+mark = len(out)
+
 # 4. one shared memcg on 1, 2, 4 vCPUs
 emit()
 emit("== One memcg charged from every vCPU (clients = vCPUs, shared=1), instructions per pair; "
@@ -460,6 +466,9 @@ for n, k, rows, meta in sorted(vrows):
             est = estimate(v, m, wl + ("-shared" if n > 1 else ""), p, "-rt-" in k)
             cells.append(f"{v:8.1f} ~{est:6.0f}")
     emit(f"  {n:>5} | " + " ".join(f"{c:>20}" for c in cells))
+
+if not vrows:
+    del out[mark:]
 
 # 5. interrupt and NMI load under icount
 for k, runs in icount.items():

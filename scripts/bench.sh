@@ -257,5 +257,5 @@ out=$(bench_results_dir)
 rc=0
 python3 "$here/bench-report.py" "$B" "$out" "$ncpus" || rc=$?
 bench_results_latest "$out"
-log "bench: results in $out (bench-results/latest)"
+log "bench: results in $out ($BENCH_RESULTS/latest)"
 exit "$rc"
