@@ -288,4 +288,22 @@ static inline bool mcs_cpu_is_isolated(int cpu)
 #define MCS_NMI_SAFE_STATS	0
 #endif
 
+/*
+ * In-kernel perf counters of the benchmark (harness/bench_pmu.c).  A
+ * kernel without CONFIG_PERF_EVENTS (UML) declares neither call; enable,
+ * disable and release have empty inlines there.  The user includes
+ * <linux/perf_event.h>.
+ */
+#ifdef CONFIG_PERF_EVENTS
+#define mcs_compat_perf_counter(attr, cpu)				\
+	perf_event_create_kernel_counter(attr, cpu, NULL, NULL, NULL)
+#define mcs_compat_perf_read(event, enabled, running)			\
+	perf_event_read_value(event, enabled, running)
+#else
+#define mcs_compat_perf_counter(attr, cpu)				\
+	((void)(attr), (void)(cpu), (struct perf_event *)ERR_PTR(-EOPNOTSUPP))
+#define mcs_compat_perf_read(event, enabled, running)			\
+	((void)(event), *(enabled) = 0, *(running) = 0, (u64)0)
+#endif
+
 #endif /* MEMCG_STOCK_COMPAT_H */

@@ -12,7 +12,7 @@
  * mode=decoupled|coupled|none|coupled-noirq [decoupled], clients=1..256 [1],
  * workload=pages|bytes|mixed|floor [pages], hardirq=0|1 [0], nmi=0|1 [0],
  * shared=0|1 [0], memcgs=1..64 [1] (clients x memcgs at most 1024),
- * duration_ms=1..10000 [200].
+ * duration_ms=1..10000 [200], pmu=off|hw|sw [off].
  * "coupled-noirq" is a control that exists only here: the coupled stock
  * with preempt_disable() in place of its IRQ toggles (coupled_stock.c).
  * Mode "none" charges pages to the counters directly and keeps bytes in
@@ -39,6 +39,13 @@
  * one in flight per CPU, nmi.c), whose handler charges and uncharges with
  * a gfp without reclaim bits; where the kernel has no NMI source (UML) the
  * result says nmi=unsupported and the run has no NMI load.
+ *
+ * With pmu=hw each client CPU counts instructions and cycles in a pair
+ * of in-kernel perf counters for the measured window, and the result
+ * gives both per charge+uncharge pair; pmu=sw counts the software clocks
+ * cpu-clock and task-clock through the same code (bench_pmu.c).  Where
+ * the counters cannot be had (no PMU, no perf events) the result says
+ * pmu=unavailable and the rest of the measurement stands.
  *
  * Every result line also carries the cost of the primitives the modes
  * differ in, measured on this kernel just before the run by the writer:
@@ -85,9 +92,12 @@
 #include <linux/wait.h>
 
 #include "harness.h"
+#include "bench_pmu.h"
 
 #define BENCH_LINE_MAX		256
 #define BENCH_RESULT_MAX	1024
+/* the pmu fields of a result line */
+#define BENCH_PMU_MAX		128
 #define BENCH_MAX_MEMCGS	64
 #define BENCH_MAX_MEMCG_TOTAL	1024
 /* iterations of each primitive-cost loop */
@@ -108,13 +118,13 @@ static const char * const wl_names[NR_WL] = {
 
 enum bench_key {
 	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION,
-	KEY_MEMCGS, KEY_NMI, NR_KEYS
+	KEY_MEMCGS, KEY_NMI, KEY_PMU, NR_KEYS
 };
 
 static const char * const bench_keys[NR_KEYS] = {
 	[KEY_MODE] = "mode", [KEY_CLIENTS] = "clients", [KEY_WORKLOAD] = "workload",
 	[KEY_HARDIRQ] = "hardirq", [KEY_SHARED] = "shared", [KEY_DURATION] = "duration_ms",
-	[KEY_MEMCGS] = "memcgs", [KEY_NMI] = "nmi",
+	[KEY_MEMCGS] = "memcgs", [KEY_NMI] = "nmi", [KEY_PMU] = "pmu",
 };
 
 /*
@@ -134,6 +144,7 @@ struct bench_params {
 	bool shared;
 	unsigned int memcgs;
 	unsigned int duration_ms;
+	enum mcs_bench_pmu_kind pmu;
 };
 
 /* @memcgs memcgs and their objcgs of one client; the arrays are its own. */
@@ -169,6 +180,8 @@ struct bench_irq {
  * @objcgs: their objcgs
  * @nmi: the NMI source: "on", "off", "unsupported" or "busy"
  * @prims: the primitive costs measured before the run
+ * @client_cpus: the CPUs the clients are bound to
+ * @pmu: the perf counters of the client CPUs (pmu=hw|sw)
  * @wq: clients sleep here while @phase does not concern them
  * @phase: enum bench_phase
  * @loading: clients that have not left the load loop yet
@@ -190,6 +203,8 @@ struct bench_run {
 	struct mcs_objcg **objcgs;
 	const char *nmi;
 	char prims[160];
+	struct cpumask client_cpus;
+	struct mcs_bench_pmu pmu;
 	struct wait_queue_head wq;
 	int phase;
 	atomic_t loading;
@@ -508,6 +523,7 @@ static int bench_clients_create(struct bench_run *run)
 		cpu = cpumask_next(cpu, cpu_online_mask);
 		if (cpu >= nr_cpu_ids)
 			cpu = cpumask_first(cpu_online_mask);
+		cpumask_set_cpu(cpu, &run->client_cpus);
 		task = kthread_create(bench_client_fn, c, "mcs_bench/%u", i);
 		if (IS_ERR(task)) {
 			ret = PTR_ERR(task);
@@ -542,6 +558,7 @@ static void bench_measure(struct bench_run *run)
 
 		run->nmi = !ret ? "on" : ret == -EOPNOTSUPP ? "unsupported" : "busy";
 	}
+	mcs_bench_pmu_start(&run->pmu);
 	t0 = ktime_get_ns();
 	WRITE_ONCE(run->phase, BENCH_LOAD);
 	wake_up_all(&run->wq);
@@ -550,6 +567,7 @@ static void bench_measure(struct bench_run *run)
 	msleep(run->p.duration_ms);
 	WRITE_ONCE(run->phase, BENCH_STOP);
 	run->ns = ktime_get_ns() - t0;
+	mcs_bench_pmu_stop(&run->pmu);
 	for_each_possible_cpu(cpu) {
 		hrtimer_cancel(&run->irq[cpu].timer);
 		run->irq_ops += run->irq[cpu].ops;
@@ -635,6 +653,7 @@ static void bench_report(struct bench_run *run)
 	unsigned int i, active = min(run->p.clients, num_online_cpus());
 	unsigned long fails, hits, misses, irq_misses, irq_fails;
 	u64 ops = run->ops, ns = run->ns, fires = 0, nmi_ops = 0, nmi_sent = 0;
+	char pmu[BENCH_PMU_MAX];
 	bool ok = true;
 	int cpu;
 
@@ -655,15 +674,16 @@ static void bench_report(struct bench_run *run)
 		ok &= bench_check(run->memcgs[i], run->objcgs[i]);
 	ok &= bench_check(run->irq_memcg, run->irq_objcg);
 	ok &= run->errors == 0;
+	mcs_bench_pmu_format(&run->pmu, ops, pmu, sizeof(pmu));
 
 	snprintf(run->result, sizeof(run->result),
-		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu errors=%ld %s verdict=%s\n",
+		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu errors=%ld %s %s verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
 		 run->p.hardirq, run->nmi, run->p.shared, run->p.memcgs,
 		 run->p.duration_ms, num_online_cpus(), ops, ns,
 		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
 		 ops ? ns * active / ops : 0, run->irq_ops, fires, irq_misses, irq_fails,
-		 nmi_sent, nmi_ops, hits, misses, fails, run->errors, run->prims,
+		 nmi_sent, nmi_ops, hits, misses, fails, run->errors, run->prims, pmu,
 		 ok ? "PASS" : "FAIL");
 }
 
@@ -700,6 +720,8 @@ static int bench_run(const struct bench_params *p)
 	run->objcgs = kcalloc(p->clients * p->memcgs, sizeof(*run->objcgs), GFP_KERNEL);
 	if (!run->objcgs)
 		goto free_memcgs;
+	if (mcs_bench_pmu_alloc(&run->pmu, p->pmu))
+		goto free_pmu;
 	for_each_possible_cpu(cpu) {
 		run->irq[cpu].run = run;
 		mcs_hrtimer_setup(&run->irq[cpu].timer, bench_irq_fn, CLOCK_MONOTONIC,
@@ -708,13 +730,14 @@ static int bench_run(const struct bench_params *p)
 
 	ret = bench_memcgs_create(run);
 	if (ret)
-		goto free_objcgs;
+		goto free_pmu;
 	ret = mcs_stock_set_bench_mode(p->mode);
 	if (ret)
 		goto put_memcgs;
 	ret = bench_clients_create(run);
 	if (ret)
 		goto restore_mode;
+	mcs_bench_pmu_create(&run->pmu, &run->client_cpus);
 	bench_prims(run);
 
 	bench_measure(run);
@@ -728,7 +751,8 @@ restore_mode:
 	mcs_stock_set_mode(found);
 put_memcgs:
 	bench_memcgs_put(run);
-free_objcgs:
+free_pmu:
+	mcs_bench_pmu_free(&run->pmu);
 	kfree(run->objcgs);
 free_memcgs:
 	kfree(run->memcgs);
@@ -795,6 +819,11 @@ static int bench_parse(char *line, struct bench_params *p)
 			break;
 		case KEY_NMI:
 			ret = mcs_input_bool("bench", key, val, &p->nmi);
+			break;
+		case KEY_PMU:
+			ret = mcs_input_match("bench", key, val, mcs_bench_pmu_names, NR_MCS_PMU);
+			if (ret >= 0)
+				p->pmu = ret;
 			break;
 		case KEY_MEMCGS:
 			ret = mcs_input_uint("bench", key, val, 1, BENCH_MAX_MEMCGS, false,

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench-report.py BENCHDIR OUTDIR NCPUS: the tables of `make bench` from the
-result lines of debugfs "bench" that scripts/bench.sh collected in BENCHDIR
-(icount/KERNEL/runN, scale/KERNEL, wall/KERNEL/{first,rerun}; each with
-results.txt and meta.txt).  Prints them and writes OUTDIR/bench.txt,
-bench.csv and bench.png.  Exits non-zero if any measurement failed its
-invariant check.
+"""bench-report.py BENCHDIR OUTDIR NCPUS: the tables of `make bench` (and of
+`make bench-running`) from the result lines of debugfs "bench" that
+scripts/bench.sh collected in BENCHDIR (icount/KERNEL/runN, scale/KERNEL,
+wall/KERNEL/{first,rerun}; each with results.txt and meta.txt).  Prints them
+and writes into OUTDIR: bench.txt (the tables), bench.csv (one row per
+measurement, one quantity per column), bench.png and env.txt (the run's
+and each guest's facts: kernel, accelerator, CPU model, load).  Exits
+non-zero if any measurement failed its invariant check.
+
+Mode "none" keeps bytes in the objcg's atomic leftover: wherever a bytes
+workload is shown or written, that mode is named "objcg-atomic".
 
 bench-report.py --noisy RUNDIR: the job lines (one per repetition) of the
 rows of RUNDIR whose max/min exceeds NOISY, for bench.sh to measure again.
@@ -103,12 +108,24 @@ def key(r):
     return tuple(r.get(k, "") for k in KEYS)
 
 
-def job_line(k, ms):
+def label(mode, workload):
+    """The name of a mode for a workload: "none" is "objcg-atomic" for bytes."""
+    return "objcg-atomic" if mode == "none" and workload.startswith("bytes") else mode
+
+
+def pmu_asked(r):
+    """The pmu= value the job line had: hw, sw, or "" (off or left out)."""
+    v = r.get("pmu_want") or r.get("pmu", "")
+    return v if v in ("hw", "sw") else ""
+
+
+def job_line(k, ms, pmu=""):
     """The bench line of a row: the result says nmi=off|on|unsupported|busy,
     the bench takes nmi=0|1."""
     kv = dict(zip(KEYS, k))
     kv["nmi"] = "0" if kv["nmi"] in ("off", "") else "1"
-    return " ".join(f"{n}={kv[n]}" for n in KEYS) + f" duration_ms={ms}"
+    return " ".join(f"{n}={kv[n]}" for n in KEYS) + f" duration_ms={ms}" + \
+        (f" pmu={pmu}" if pmu else "")
 
 
 def insns(r):
@@ -137,7 +154,7 @@ def noisy_jobs(rundir):
         vals = [float(r["mops"]) for r in rs]
         if len(vals) > 1 and min(vals) > 0 and max(vals) / min(vals) > NOISY:
             for _ in rs:
-                print(job_line(k, rs[0]["duration_ms"]))
+                print(job_line(k, rs[0]["duration_ms"], pmu_asked(rs[0])))
 
 
 if len(sys.argv) > 1 and sys.argv[1] == "--noisy":
@@ -145,11 +162,11 @@ if len(sys.argv) > 1 and sys.argv[1] == "--noisy":
     sys.exit(0)
 
 bdir, outdir, ncpus = sys.argv[1], sys.argv[2], int(sys.argv[3])
-out, csvrows, bad, refused, garbled = [], [], [], [], []
+out, bad, refused, garbled = [], [], [], []
 
 
 def emit(s=""):
-    out.append(s)
+    out.append(s.rstrip())
 
 
 def load(d):
@@ -227,8 +244,6 @@ for k, runs in icount.items():
         emit(f"{k + ' run' + str(i + 1):<26} {meta.get('accel', '?'):<5} {'shift=0':<7} | "
              f"{fmt(p['irqsave'], 12)} {fmt(p['preempt'], 12)} {fmt(p['trylock'], 12)} "
              f"{fmt(p['atomic'], 7)}")
-        csvrows.append(["prims", k, i + 1, "", "", "", "", "", "", p["irqsave"], p["preempt"],
-                        p["trylock"], p["atomic"], "", "", ""])
 for k, (rows, meta) in scale.items():
     p = prims(rows)
     emit(f"{k:<26} {meta.get('accel', '?'):<5} {'shift=0':<7} | {fmt(p['irqsave'], 12)} "
@@ -239,8 +254,6 @@ for k, ((rows, meta), _) in wall.items():
     emit(f"{k + ' (wall clock)':<26} {meta.get('accel', '?'):<5} {'off':<7} | "
          f"{fmt(p['irqsave'], 12)} {fmt(p['preempt'], 12)} {fmt(p['trylock'], 12)} "
          f"{fmt(p['atomic'], 7)}")
-    csvrows.append(["prims", k, "wall", "", "", "", "", "", "", p["irqsave"], p["preempt"],
-                    p["trylock"], p["atomic"], "", "", ""])
 
 
 def estimate(ins, mode, workload, p, rt=False):
@@ -256,7 +269,59 @@ def estimate(ins, mode, workload, p, rt=False):
     return est
 
 
-# 2. the headline: instructions per pair
+PMU_ERRORS = {-2: "no PMU", -95: "a kernel without perf events", -16: "counters busy",
+              -19: "no client CPU"}
+PMU_FIGURES = {"hw": (("pmu_insns_per_pair", "insns"), ("pmu_cycles_per_pair", "cycles")),
+               "sw": (("pmu_cpu_clock_ns_per_pair", "cpu-clock ns"),
+                      ("pmu_task_clock_ns_per_pair", "task-clock ns"))}
+
+
+def pmu_table(rows, seen, by):
+    """The in-kernel counters of a wall-clock run, per pair, median of the
+    repetitions: instructions and cycles (pmu=hw) or the software clocks
+    (pmu=sw); or why there are none."""
+    kinds = sorted({r.get("pmu", "off") for r in rows if r["workload"] != "floor"})
+    if kinds in ([], ["off"]):
+        return
+    emit(f"  in-kernel counters per pair (bench pmu=, one counter pair per client CPU, "
+         f"median of the repetitions in one guest): pmu={'/'.join(kinds)}")
+    for r in rows:
+        if r.get("pmu") == "unavailable":
+            err = int(r.get("pmu_error", "0"))
+            emit(f"  pmu=unavailable for pmu={r.get('pmu_want', '?')}: error {err} "
+                 f"({PMU_ERRORS.get(err, 'see the kernel log')}); the wall clock above stands")
+            break
+    for kind in ("hw", "sw"):
+        if kind not in kinds:
+            continue
+        (fa, na), (fb, nb) = PMU_FIGURES[kind]
+        emit(f"  pmu={kind}: {na} / {nb} per pair")
+        group = None
+        for rest in seen:
+            if rest[0] != group:
+                group = rest[0]
+                emit(f"  {'workload':<13} {'cl':>3} {'mc':>2} {'load':<7} | " +
+                     " | ".join(f"{label(m, group):^30}" for m in MODES))
+            cells = []
+            for m in MODES:
+                rs = [r for r in by.get((m,) + rest, []) if r.get("pmu") == kind]
+                if not rs:
+                    cells.append(f"{'-':^30}")
+                    continue
+                a = statistics.median(float(r[fa]) for r in rs)
+                b = statistics.median(float(r[fb]) for r in rs)
+                cells.append(f"{a:>12.1f} / {b:<12.1f}{'s' if any(r.get('pmu_scaled') == '1' for r in rs) else ' ':<3}")
+            wl = rest[0] + ("-shared" if rest[4] == "1" else "")
+            ld = "hardirq" if rest[2] == "1" else ("nmi" if rest[3] != "off" else "-")
+            emit(f"  {wl:<13} {rest[1]:>3} {rest[5]:>2} {ld:<7} | " + " | ".join(cells))
+        if kind == "hw":
+            emit("  (per-CPU counters: everything the client CPUs ran in the window, interrupts "
+                 "included; s: a counter was multiplexed and scaled)")
+
+
+# 2. the headline: instructions per pair (sections 2-4 only where there
+# are icount runs: `make bench-running` has none)
+mark = len(out)
 emit()
 emit("== Cycle estimate (a model, not a measurement; docs/benchmark.md \"Cycle model\") ==")
 emit("  ~cycles = instructions per pair, with each primitive below counted at its modelled cost "
@@ -265,9 +330,9 @@ emit("  " + ", ".join(f"{k} {v:.0f}" for k, v in CYCLES.items()) +
      " cycles (irqsave: a pushf/cli/popf pair; atomic: one LOCK'd RMW; transfer: a locked op on "
      "a line another CPU wrote)")
 emit("  uses per steady-state pair: " + "; ".join(
-    f"{m} {wl}: " + ", ".join(f"{n} {k}" for k, n in uses(m, wl).items())
+    f"{label(m, wl)} {wl}: " + ", ".join(f"{n} {k}" for k, n in uses(m, wl).items())
     for m in MODES for wl in ("pages", "bytes")) + "; in the -shared workloads every atomic "
-     "is also a transfer (none bytes-shared: 2 atomics, a lower bound); on PREEMPT_RT "
+     "is also a transfer (objcg-atomic bytes-shared: 2 atomics, a lower bound); on PREEMPT_RT "
      "decoupled adds 4 atomic, coupled and coupled-noirq are 4 atomic (rt_spin_lock "
      "cmpxchg to take and to release) and no irqsave")
 for k, runs in icount.items():
@@ -280,12 +345,14 @@ for k, runs in icount.items():
     floor = [one(rows, workload="floor", mode="decoupled") for rows, _ in runs]
     emit(f"  floor (bench loop + bare per-CPU add/sub pair): "
          + " / ".join(f"{f:.1f}" for f in floor) + " instructions (run 1 / run 2 ...)")
-    emit(f"  {'workload':<13} | " + " ".join(f"{m:>22}" for m in MODES) + " | dec/cpl")
     emit("  (~cycles and dec/cpl from the fewer instructions of the boots; ! = boots differ by "
          "over 2 %)")
-    emit(f"  {'':<13} | " + " ".join(f"{'insns r1/r2  ~cycles':>22}" for _ in MODES) + " |")
-    for wl in ("pages", "bytes", "pages-shared", "bytes-shared"):
+    for wl in ("pages", "pages-shared", "bytes", "bytes-shared"):
         base, shared = wl.replace("-shared", ""), "1" if wl.endswith("shared") else "0"
+        if wl in ("pages", "bytes"):
+            emit(f"  {'workload':<13} | " + " ".join(f"{label(m, wl):>22}" for m in MODES) +
+                 " | dec/cpl")
+            emit(f"  {'':<13} | " + " ".join(f"{'insns r1/r2  ~cycles':>22}" for _ in MODES) + " |")
         clients = ncpus if shared == "1" else 1
         cells, vals = [], {}
         for m in MODES:
@@ -297,9 +364,6 @@ for k, runs in icount.items():
             spread = max(v) / min(v) if min(v) > 0 else float("nan")
             flag = "!" if spread > 1.02 else " "
             cells.append(f"{'/'.join(f'{x:.1f}' for x in v):>13}{flag} {est:>7.0f}")
-            csvrows.append(["icount", k, "", m, wl, clients, 1, 0, "off",
-                            p["irqsave"], p["preempt"], p["trylock"], p["atomic"]] +
-                           [v[0], v[-1], est])
         r = vals["decoupled"] / vals["coupled"] if vals["coupled"] else float("nan")
         emit(f"  {wl:<13} | " + " ".join(f"{c:>22}" for c in cells) + f" | {r:6.2f}")
     # determinism
@@ -326,7 +390,7 @@ for k, runs in icount.items():
     emit(f"  memcgs per client (the fewer instructions of the boots; 1 client; 1-7 fit the 7 slots of a decoupled memcg stock, 1-5 the 5 of its obj stock, "
          f"8-64 evict; coupled caches one), instructions per pair, x = over memcgs=1:")
     emit(f"  {'memcgs':>6} | " + " ".join(f"{m + ' pages':>20} {m + ' bytes':>20}"
-                                       for m in MODES[:2]) + " | none pages  none bytes")
+                                       for m in MODES[:2]) + " | none pages  objcg-atomic bytes")
     for n in (1, 4, 7, 8, 16, 64):
         cells = []
         for m in MODES:
@@ -334,11 +398,17 @@ for k, runs in icount.items():
                 v = best(runs, workload=wl, mode=m, clients=1, memcgs=n, hardirq=0, nmi="off")
                 v1 = best(runs, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0, nmi="off")
                 cells.append(f"{v:8.1f} ({v / v1:4.2f}x)")
-                csvrows.append(["icount-memcgs", k, "", m, wl, 1, n, 0, "off", "", "", "", "",
-                                v, "", ""])
         emit(f"  {n:>6} | " + " ".join(f"{c:>20}" for c in cells[:4]) + " | " +
              " ".join(cells[6:8]))
     emit("  (coupled-noirq rows are in the CSV)")
+    # the in-kernel counters of the first boot, where its jobs asked for them
+    rows0, by0, seen0 = runs[0][0], {}, []
+    for r in rows0:
+        by0.setdefault(key(r), []).append(r)
+        if r["workload"] != "floor" and key(r)[1:] not in seen0:
+            seen0.append(key(r)[1:])
+    seen0.sort(key=lambda rest: rest[0] != "pages")
+    pmu_table(rows0, seen0, by0)
 
 # 3. the seed-000 shape
 emit()
@@ -347,17 +417,14 @@ emit("== Clients 1..4 x vCPUs, each in its own memcg (the shape of upstream's ne
 for wl in ("pages", "bytes"):
     emit(f"  workload={wl}")
     emit(f"  {'clients':>7} | " + " | ".join(
-        f"{k:>12}: " + " ".join(f"{m[:9]:>9}" for m in MODES) for k in icount))
+        f"{k:>12}: " + " ".join(f"{label(m, wl)[:12]:>12}" for m in MODES) for k in icount))
     c = 1
     while c <= 4 * ncpus:
         cells = []
         for k, runs in icount.items():
             v = [best(runs, workload=wl, mode=m, clients=c, memcgs=1, hardirq=0, nmi="off")
                  for m in MODES]
-            cells.append(f"{'':>12}  " + " ".join(f"{x:>9.1f}" for x in v))
-            for m, x in zip(MODES, v):
-                csvrows.append(["icount-clients", k, "", m, wl, c, 1, 0, "off", "", "", "", "",
-                                x, "", ""])
+            cells.append(f"{'':>12}  " + " ".join(f"{x:>12.1f}" for x in v))
         emit(f"  {c:>7} | " + " | ".join(cells))
         c *= 2
 emit("  upstream (seed 000, Shakeel Butt, [PATCH v3 0/4] memcg: decouple memcg and objcg "
@@ -368,6 +435,10 @@ for row in ((6, 50235.7, 51415.4, 38559.1, 38652.6), (12, 49336.5, 49901.4, 3738
             (30, 30347.6, 31698.2, 22347.7, 22326.5), (36, 26976.6, 27364.4, 20235.1, 20165.0)):
     emit(f"  {row[0]:>7} | {row[1]:>9.1f} / {row[2]:>9.1f} ({row[2] / row[1]:5.3f}) | "
          f"{row[3]:>9.1f} / {row[4]:>9.1f} ({row[4] / row[3]:5.3f})")
+
+if not icount:
+    del out[mark:]
+mark = len(out)
 
 # 4. one shared memcg on 1, 2, 4 vCPUs
 emit()
@@ -381,7 +452,8 @@ for k, runs in icount.items():
         vrows.append((ncpus, k, runs[0][0], runs[0][1]))
 for n, k, rows, meta in sorted(vrows):
     emit(guest_line(meta))
-emit(f"  {'vCPUs':>5} | " + " ".join(f"{m + ' pages':>20} {m + ' bytes':>20}" for m in MODES))
+emit(f"  {'vCPUs':>5} | " + " ".join(f"{m + ' pages':>20} {label(m, 'bytes') + ' bytes':>20}"
+                                   for m in MODES))
 for n, k, rows, meta in sorted(vrows):
     cells = []
     p = prims(rows)
@@ -393,9 +465,10 @@ for n, k, rows, meta in sorted(vrows):
             v = insns(rs[0]) if rs else float("nan")
             est = estimate(v, m, wl + ("-shared" if n > 1 else ""), p, "-rt-" in k)
             cells.append(f"{v:8.1f} ~{est:6.0f}")
-            csvrows.append(["icount-vcpus", k, "", m, wl + "-shared", n, 1, 0, "off", "", "", "",
-                            "", v, "", est])
     emit(f"  {n:>5} | " + " ".join(f"{c:>20}" for c in cells))
+
+if not vrows:
+    del out[mark:]
 
 # 5. interrupt and NMI load under icount
 for k, runs in icount.items():
@@ -412,7 +485,8 @@ for k, runs in icount.items():
         fires, nmi_ops = int(r["irq_fires"]), int(r["nmi_ops"])
         events = int(r["irq_ops"]) // 4 if load_ == "hardirq" else nmi_ops
         miss = int(r["irq_misses"]) * 1000 / events if events else float("nan")
-        emit(f"  {load_:<8} {r['workload']:<6} {r['mode']:<14} | {insns(r):>10.1f} "
+        emit(f"  {load_:<8} {r['workload']:<6} {label(r['mode'], r['workload']):<14} | "
+             f"{insns(r):>10.1f} "
              f"{fires * 1e9 / ns:>8.0f} {miss:>9.1f} {r['irq_trylock_fail']:>13} | "
              f"{r['nmi']:<11} {nmi_ops * 1e9 / ns:>7.0f}")
 
@@ -448,9 +522,15 @@ for k, ((rows, meta), (rrows, rmeta)) in wall.items():
         if r["workload"] == "floor" or (kk[1:]) in seen:
             continue
         seen.append(kk[1:])
-    emit(f"  {'workload':<13} {'cl':>2} {'load':<7} | " +
-         " | ".join(f"{m:^22}" for m in MODES) + f" | {'dec/cpl':>7} {'irqsave ns':>10}")
+    # pages rows, then bytes rows, each under its own header
+    seen.sort(key=lambda rest: rest[0] != "pages")
+    group = None
     for rest in seen:
+        if rest[0] != group:
+            group = rest[0]
+            emit(f"  {'workload':<13} {'cl':>3} {'mc':>2} {'load':<7} | " +
+                 " | ".join(f"{label(m, group):^22}" for m in MODES) +
+                 f" | {'dec/cpl':>7} {'irqsave ns':>10}")
         cells, med = [], {}
         for m in MODES:
             kk = (m,) + rest
@@ -469,16 +549,14 @@ for k, ((rows, meta), (rrows, rmeta)) in wall.items():
                 continue
             med[m] = statistics.median(vals)
             cells.append(f"{min(vals):6.2f} {med[m]:6.2f} {max(vals):6.2f}{flag:<1} ")
-            csvrows.append(["wall", k, "", m, rest[0] + ("-shared" if rest[4] == "1" else ""),
-                            rest[1], rest[5], rest[2], rest[3], p["irqsave"], p["preempt"],
-                            p["trylock"], p["atomic"], min(vals), med[m], max(vals)])
         wl = rest[0] + ("-shared" if rest[4] == "1" else "")
         ld = "hardirq" if rest[2] == "1" else ("nmi" if rest[3] != "off" else "-")
         ratio = med["decoupled"] / med["coupled"] if med.get("coupled") else float("nan")
-        emit(f"  {wl:<13} {rest[1]:>2} {ld:<7} | " + " | ".join(cells) +
+        emit(f"  {wl:<13} {rest[1]:>3} {rest[5]:>2} {ld:<7} | " + " | ".join(cells) +
              f" | {ratio:7.2f} {p['irqsave']:>10.1f}")
-    emit("  r: max/min over 1.3 in the first guest, these are the rerun's figures; "
-         "!: still over 1.3 (noisy)")
+    emit("  cl: clients, mc: memcgs per client; r: max/min over 1.3 in the first guest, these "
+         "are the rerun's figures; !: still over 1.3 (noisy)")
+    pmu_table(rows, seen, by)
     # interrupt rows
     emit(f"  interrupt load (median over repetitions): rate per s, misses per 1000 interrupt "
          f"pairs, trylock failures")
@@ -498,7 +576,8 @@ for k, ((rows, meta), (rrows, rmeta)) in wall.items():
                 rate = [int(r["nmi_ops"]) * 1e9 / int(r["ns"]) for r in rs]
             miss = [int(r["irq_misses"]) * 1000 / e for r, e in zip(rs, ev) if e]
             fails = [int(r["irq_trylock_fail"]) for r in rs]
-            emit(f"    {'hardirq' if rest[2] == '1' else 'nmi=' + nm:<16} {rest[0]:<6} {m:<14} "
+            emit(f"    {'hardirq' if rest[2] == '1' else 'nmi=' + nm:<16} {rest[0]:<6} "
+                 f"{label(m, rest[0]):<14} "
                  f"rate {statistics.median(rate):>8.0f}/s  misses/1000 "
                  f"{statistics.median(miss) if miss else float('nan'):>7.1f}  trylock fails "
                  f"{statistics.median(fails):>8.0f}")
@@ -527,40 +606,104 @@ print(text)
 os.makedirs(outdir, exist_ok=True)
 with open(os.path.join(outdir, "bench.txt"), "w") as f:
     f.write(text + "\n")
+
+# bench.csv: one row per measurement, one quantity per column (empty where
+# a quantity does not apply), units in the names
+CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "shared",
+            "clients", "memcgs", "hardirq", "nmi", "duration_ms", "ops", "ns",
+            "insns_per_pair", "cycles_model", "mops", "ns_per_op", "hits", "misses",
+            "trylock_fail", "irq_fires", "irq_ops", "irq_misses", "irq_trylock_fail", "nmi_sent",
+            "nmi_ops", "errors", "prim_irqsave_ns", "prim_preempt_ns", "prim_trylock_ns",
+            "prim_atomic_ns", "pmu", "pmu_want", "pmu_error", "pmu_cpus", "pmu_insns_per_pair",
+            "pmu_cycles_per_pair", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair",
+            "pmu_scaled", "verdict"]
+
+
+def csv_rows(part, kernel, guest, d, icount_part):
+    """The CSV rows of one guest directory: every result line, refused ones
+    (verdict ERROR) included."""
+    meta = read_meta(d)
+    rows = read_kv(os.path.join(d, "results.txt"))
+    p = prims([r for r in rows if r.get("verdict") == "PASS"])
+    for r in rows:
+        if r.get("verdict") not in ("PASS", "FAIL", "ERROR"):
+            continue
+        row = {k: r.get(k, "") for k in CSV_KEYS}
+        row.update(part=part, kernel=kernel, guest=guest, accel=meta.get("accel", ""),
+                   vcpus=r.get("cpus", meta.get("smp", "")),
+                   mode=label(r.get("mode", "decoupled"), r.get("workload", "pages")))
+        row["workload"] = r.get("workload", "pages")
+        if icount_part and r.get("verdict") != "ERROR" and "ops" in r:
+            ins = insns(r)
+            row["insns_per_pair"] = f"{ins:.1f}"
+            wl = wlname(r)
+            if wl in ("pages", "bytes", "pages-shared", "bytes-shared"):
+                row["cycles_model"] = f"{estimate(ins, r['mode'], wl, p, '-rt-' in kernel):.0f}"
+        yield [row[k] for k in CSV_KEYS]
+
+
 with open(os.path.join(outdir, "bench.csv"), "w", newline="") as f:
     w = csv.writer(f)
-    w.writerow(["table", "kernel", "run", "mode", "workload", "clients", "memcgs", "hardirq",
-                "nmi", "prim_irqsave", "prim_preempt", "prim_trylock", "prim_atomic",
-                "value_a", "value_b", "value_c"])
-    w.writerows(csvrows)
-    f.write("# icount: value_a/value_b = instructions per pair of run 1 / last run, value_c = "
-            "cycle estimate; icount-*: value_a = instructions per pair (value_c: estimate); "
-            "wall: value_a/b/c = min/median/max Mops/s\n")
+    w.writerow(CSV_KEYS)
+    for k in subdirs(os.path.join(bdir, "icount")):
+        for run in subdirs(os.path.join(bdir, "icount", k)):
+            w.writerows(csv_rows("icount", k, run, os.path.join(bdir, "icount", k, run), True))
+    for k in subdirs(os.path.join(bdir, "scale")):
+        w.writerows(csv_rows("icount-vcpus", k, "", os.path.join(bdir, "scale", k), True))
+    for k in subdirs(os.path.join(bdir, "wall")):
+        for g in subdirs(os.path.join(bdir, "wall", k)):
+            w.writerows(csv_rows("wall", k, g, os.path.join(bdir, "wall", k, g), False))
 
-# gnuplot: instructions per pair against clients, per kernel and workload
+# env.txt: the facts of the run and of each guest, KEY=VALUE lines
+with open(os.path.join(outdir, "env.txt"), "w") as f:
+    for k, v in top.items():
+        f.write(f"{k}={v}\n")
+    for root, dirs, files in sorted(os.walk(bdir)):
+        dirs.sort()
+        if root == bdir or "meta.txt" not in files:
+            continue
+        g = os.path.relpath(root, bdir)
+        for k, v in read_meta(root).items():
+            f.write(f"{g}.{k}={v}\n")
+
+# bench.png: instructions per pair against clients under icount, per kernel
+# and workload; without icount runs, the wall clock (median Mops/s)
 dat = os.path.join(outdir, "bench.dat")
 panels = []
 with open(dat, "w") as f:
-    for k in icount:
+    for k, runs in icount.items():
         for wl in ("pages", "bytes"):
-            rs = [r for r in csvrows if r[0] == "icount-clients" and r[1] == k and r[4] == wl]
-            cl = sorted({r[5] for r in rs})
-            for c in cl:
-                f.write(f"{c} " + " ".join(str(r[13]) for m in MODES for r in rs
-                                           if r[5] == c and r[3] == m) + "\n")
+            c = 1
+            while c <= 4 * ncpus:
+                f.write(f"{c} " + " ".join(str(best(runs, workload=wl, mode=m, clients=c,
+                                                    memcgs=1, hardirq=0, nmi="off"))
+                                           for m in MODES) + "\n")
+                c *= 2
             f.write("\n\n")
-            panels.append(f"{k} {wl}")
-gp = ['set terminal png size 1500,900', f'set output "{os.path.join(outdir, "bench.png")}"',
-      f'set multiplot layout 2,{max(len(icount), 1)} title "memcg_stock: instructions per '
-      f'charge+uncharge pair (qemu -icount shift=0) vs clients"',
-      'set logscale x 2', 'set xlabel "clients"', 'set ylabel "instructions"',
-      'set key top left']
-for i, name in enumerate(panels):
+            panels.append((f"{k} {wl}", wl, "instructions per pair (qemu -icount shift=0)"))
+    if not panels:
+        for k, ((rows, _), _) in wall.items():
+            for wl in ("pages", "bytes"):
+                cl = sorted({int(r["clients"]) for r in rows if r["workload"] == wl})
+                for c in cl:
+                    vals = []
+                    for m in MODES:
+                        v = [float(r["mops"]) for r in pick(rows, workload=wl, mode=m, clients=c,
+                                                            memcgs=1, hardirq=0, nmi="off")]
+                        vals.append(str(statistics.median(v)) if v else "NaN")
+                    f.write(f"{c} " + " ".join(vals) + "\n")
+                f.write("\n\n")
+                panels.append((f"{k} {wl}", wl, "Mops/s, median (wall clock)"))
+gp = ['set terminal png size 1500,900 noenhanced', f'set output "{os.path.join(outdir, "bench.png")}"',
+      f'set multiplot layout 2,{max((len(panels) + 1) // 2, 1)} title "memcg_stock: '
+      f'charge+uncharge pairs vs clients"',
+      'set logscale x 2', 'set xlabel "clients"', 'set key top left']
+for i, (name, wl, ylabel) in enumerate(panels):
     gp.append(f'set title "{name}"')
-    gp.append(f'plot "{dat}" index {i} using 1:2 with linespoints title "decoupled", '
-              f'"" index {i} using 1:3 with linespoints title "coupled", '
-              f'"" index {i} using 1:4 with linespoints title "coupled-noirq", '
-              f'"" index {i} using 1:5 with linespoints title "none"')
+    gp.append(f'set ylabel "{ylabel}"')
+    gp.append(f'plot "{dat}" ' + ", ".join(
+        f'{chr(34) * 2 if j else ""} index {i} using 1:{j + 2} with linespoints title '
+        f'"{label(m, wl)}"' for j, m in enumerate(MODES)))
 gp.append("unset multiplot")
 if panels:
     try:
@@ -568,5 +711,6 @@ if panels:
                        capture_output=True)
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"warning: gnuplot failed: {e}", file=sys.stderr)
-print(f"\nwrote {outdir}/bench.txt, bench.csv, bench.png")
+os.remove(dat)
+print(f"\nwrote {outdir}/bench.txt, bench.csv, bench.png, env.txt")
 sys.exit(1 if bad or refused else 0)

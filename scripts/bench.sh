@@ -19,9 +19,13 @@
 #     in a second guest and flagged if still noisy.
 #
 # Every result line carries the primitive costs measured on its kernel.
-# bench-report.py prints the tables and writes bench-results/bench.txt,
-# bench.csv and bench.png.  Everything a run produced stays in
-# $MCS_OUT/bench (console logs, results, meta files).
+# bench-report.py prints the tables and writes bench.txt, bench.csv,
+# bench.png and env.txt into a new folder
+# bench-results/<UTC date and time>-<commit>[-dirty]/ (bench-lib.sh), and
+# bench-results/latest points at it.  Everything a run produced stays in
+# $MCS_OUT/bench (console logs, results, meta files) until the next run.
+# A guest whose console stays silent for BENCH_STALL_S seconds is killed
+# and booted once more; a second silence ends the run.
 #
 # Environment:
 #   BENCH_ICOUNT_KERNELS  icount kernels (default: deb-amd64 deb-rt-amd64)
@@ -34,10 +38,18 @@
 #   BENCH_MS              duration of one wall-clock measurement (default 100)
 #   BENCH_CPUS            CPUs of every bench guest, UML and qemu (default 2;
 #                         a +smpN kernel spec overrides it for that guest)
+#   BENCH_PMU             off, hw or sw: add pmu= to every job (default: none,
+#                         the bench's own default, off)
+#   BENCH_MATCH           extended regex: run only the jobs whose line matches
+#                         (e.g. 'clients=1 workload=pages')
+#   BENCH_STALL_S         seconds of console silence that count as a hung
+#                         guest (default 300)
+#   BENCH_RESULTS         where the result folders go (default bench-results/)
 # Set a kernel list to "" to skip that part.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
+. "$here/bench-lib.sh"
 . "$here/progress.sh"	# a progress line every 30 s, stopped at exit
 mcs_progress_start "make bench"
 trap mcs_progress_stop EXIT
@@ -58,53 +70,14 @@ if [[ -n ${KERNEL:-} ]]; then
 	wall_kernels=${BENCH_WALL_KERNELS-path}
 fi
 modes="decoupled coupled coupled-noirq none"
+pmu=${BENCH_PMU:-}
+[[ -z $pmu ]] || bench_pmu_check "$pmu"
+stall=${BENCH_STALL_S:-300}
+[[ $stall =~ ^[1-9][0-9]*$ ]] || die "BENCH_STALL_S=$stall: expected seconds"
 ((reps >= 5)) || die "BENCH_REPS=$reps: at least 5 repetitions"
-out=$MCS_SRC/bench-results
 B=$MCS_OUT/bench
 rm -rf "$B"
-mkdir -p "$B" "$out"
-
-# emit KEY=VALUE... : one job line per mode, modes innermost (interleaved)
-emit() {
-	local m
-	for m in $modes; do echo "mode=$m $*"; done
-}
-
-# icount_jobs NCPUS: the instruction-count job list of a guest
-icount_jobs() {
-	local n=$1 c m wl d="duration_ms=$ims"
-	echo "mode=decoupled clients=1 workload=floor $d"
-	for wl in pages bytes; do
-		for m in 1 4 7 8 16 64; do emit "clients=1 workload=$wl memcgs=$m $d"; done
-		c=2
-		while ((c <= 4 * n)); do emit "clients=$c workload=$wl $d"; c=$((c * 2)); done
-		((n < 2)) || emit "clients=$n workload=$wl shared=1 $d"
-		emit "clients=$n workload=$wl hardirq=1 $d"
-		emit "clients=$n workload=$wl nmi=1 $d"
-	done
-}
-
-# scale_jobs NCPUS: one shared memcg charged by every vCPU
-scale_jobs() {
-	local n=$1 wl d="duration_ms=$ims"
-	echo "mode=decoupled clients=1 workload=floor $d"
-	for wl in pages bytes; do emit "clients=$n workload=$wl shared=1 $d"; done
-}
-
-# wall_jobs NCPUS REPS: the wall-clock job list, repetitions outermost
-wall_jobs() {
-	local n=$1 r c wl d="duration_ms=$ms"
-	for ((r = 1; r <= $2; r++)); do
-		echo "mode=decoupled clients=1 workload=floor $d"
-		for wl in pages bytes; do
-			c=1
-			while ((c <= 4 * n)); do emit "clients=$c workload=$wl $d"; c=$((c * 2)); done
-			emit "clients=$n workload=$wl shared=1 $d"
-			emit "clients=$n workload=$wl hardirq=1 $d"
-			emit "clients=$n workload=$wl nmi=1 $d"
-		done
-	done
-}
+mkdir -p "$B"
 
 # meta DIR KEY=VALUE...: facts about a guest run, for the report
 meta() {
@@ -165,6 +138,32 @@ INIT
 	mcs_check_console "$U/dmesg.txt"
 }
 
+# qemu_watched VMLINUZ INITRD LOG SMP: qemu-run.sh, killed when LOG has not
+# grown for $stall seconds (a hung guest); status 1 then, else 0
+qemu_watched() {
+	local logf=$3 pid size t last=-1 quiet=0
+	"$here/qemu-run.sh" "$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		size=$(stat -c %s "$logf" 2>/dev/null || echo 0)
+		if [[ $size == "$last" ]]; then quiet=$((quiet + 5)); else quiet=0; last=$size; fi
+		if ((quiet >= stall)); then
+			log "bench: no console output for $stall s, the guest is killed: $logf"
+			# qemu first (through its timeout), so that the log keeps
+			# what the pipe still holds
+			for t in $(ps -o pid=,comm= --ppid "$pid" | awk '$2 == "timeout" { print $1 }'); do
+				kill "$t" 2>/dev/null || true
+			done
+			sleep 5
+			mcs_kill_tree "$pid"
+			wait "$pid" || true
+			return 1
+		fi
+	done
+	wait "$pid" || true
+}
+
 # run_qemu SPEC DIR JOBS [ICOUNT]: the job list in a qemu kernel
 run_qemu() {
 	local spec=$1 V=$2 jobs=$3 icount=${4:-} name smp vmlinuz kdir M total t0
@@ -178,6 +177,7 @@ run_qemu() {
 	{
 		echo 'D=/sys/kernel/debug/memcg_stock'
 		echo 'echo "MCS-BENCH-UNAME $(uname -r)"'
+		echo 'echo "MCS-BENCH-CPU $(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -1)"'
 		echo 'cat $D/slab | sed "s/^/MCS-BENCH-SLAB-kmem_cache /"'
 		echo 'n=0'
 		# a boot may leave work behind (seen once on RT: the first rows of one
@@ -194,16 +194,23 @@ run_qemu() {
 	MCS_MIN_CPUS=$smp "$here/mkinitramfs.sh" "$V/initramfs.cpio.gz" "$M" "$V/none" "$V/run.sh"
 	meta "$V" "kernel=$spec" "smp=$smp" "icount=${icount:-off}" "load_before=$(cat /proc/loadavg)"
 	t0=$SECONDS
-	if [[ -n $icount ]]; then
-		MCS_ACCEL=tcg QEMU_ICOUNT=$icount QEMU_TIMEOUT=$((total * 30 + 600)) \
-			"$here/qemu-run.sh" "$vmlinuz" "$V/initramfs.cpio.gz" "$V/console.log" "$smp" || true
-	else
-		QEMU_TIMEOUT=$((total * (ms + 3000) / 1000 + 300)) \
-			"$here/qemu-run.sh" "$vmlinuz" "$V/initramfs.cpio.gz" "$V/console.log" "$smp" || true
-	fi
+	for try in 1 2; do
+		if [[ -n $icount ]]; then
+			MCS_ACCEL=tcg QEMU_ICOUNT=$icount QEMU_TIMEOUT=$((total * 30 + 600)) \
+				qemu_watched "$vmlinuz" "$V/initramfs.cpio.gz" "$V/console.log" "$smp" && break
+		else
+			QEMU_TIMEOUT=$((total * (ms + 3000) / 1000 + 300)) \
+				qemu_watched "$vmlinuz" "$V/initramfs.cpio.gz" "$V/console.log" "$smp" && break
+		fi
+		mv "$V/console.log" "$V/console.stalled$try.log"
+		((try == 1)) || die "$spec: the guest hung twice, last lines of its console: $(tail -3 "$V/console.stalled$try.log")"
+		log "bench: $spec hung after $(grep -ao 'bench \[[0-9]*/[0-9]*\]' "$V/console.stalled1.log" | tail -1 || true) (console.stalled1.log): booted once more"
+		meta "$V" "stalled=$(grep -ac '^MCS-BENCH ' "$V/console.stalled1.log") jobs done in a hung boot"
+	done
 	meta "$V" "load_after=$(cat /proc/loadavg)" "seconds=$((SECONDS - t0))" \
 		"accel=$(sed -n '1s/.*accel=\([a-z]*\).*/\1/p' "$V/console.log")" \
-		"uname=$(sed -n 's/^MCS-BENCH-UNAME //p' "$V/console.log" | head -1)"
+		"uname=$(sed -n 's/^MCS-BENCH-UNAME //p' "$V/console.log" | head -1)" \
+		"cpu_model=$(sed -n 's/^MCS-BENCH-CPU //p' "$V/console.log" | head -1)"
 	grep -q '^MCS-VERDICT: PASS' "$V/console.log" ||
 		die "$spec: the benchmark run failed: $(grep '^MCS-VERDICT' "$V/console.log" || echo no verdict)"
 	sed -n 's/^MCS-BENCH //p' "$V/console.log" >"$V/results.txt"
@@ -216,9 +223,11 @@ run_any() {
 }
 
 t_start=$SECONDS
+load_start=$(cat /proc/loadavg)
 log "bench: host $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for k in $icount_kernels; do
 	icount_jobs "$ncpus" >"$B/icount-jobs.txt"
+	bench_narrow "$B/icount-jobs.txt" "$pmu"
 	for ((r = 1; r <= iruns; r++)); do
 		log "bench: $k under -icount shift=0, run $r/$iruns ($(wc -l <"$B/icount-jobs.txt") jobs)"
 		run_qemu "$k" "$B/icount/$k/run$r" "$B/icount-jobs.txt" shift=0
@@ -228,11 +237,13 @@ for k in $scale_kernels; do
 	read -r _ smp _ <<<"$(mcs_kernel_spec "$k")"
 	((smp > 0)) || smp=$ncpus
 	scale_jobs "$smp" >"$B/scale-jobs-$smp.txt"
+	bench_narrow "$B/scale-jobs-$smp.txt" "$pmu"
 	log "bench: $k under -icount shift=0 (one shared memcg)"
 	run_qemu "$k" "$B/scale/$k" "$B/scale-jobs-$smp.txt" shift=0
 done
 for k in $wall_kernels; do
 	wall_jobs "$ncpus" "$reps" >"$B/wall-jobs.txt"
+	bench_narrow "$B/wall-jobs.txt" "$pmu"
 	log "bench: $k wall clock, $reps repetitions ($(wc -l <"$B/wall-jobs.txt") jobs of $ms ms)"
 	run_any "$k" "$B/wall/$k/first" "$B/wall-jobs.txt"
 	# rows whose max/min > 1.3: once more, in a guest of their own
@@ -245,5 +256,12 @@ done
 meta "$B" "command=make bench" "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	"commit=$(git -C "$MCS_SRC" describe --always --dirty 2>/dev/null || echo unknown)" \
 	"host=$(nproc) cores, $(uname -r)" "seconds=$((SECONDS - t_start))" \
-	"env=BENCH_REPS=$reps BENCH_MS=$ms BENCH_ICOUNT_MS=$ims BENCH_ICOUNT_RUNS=$iruns"
-python3 "$here/bench-report.py" "$B" "$out" "$ncpus"
+	"env=BENCH_REPS=$reps BENCH_MS=$ms BENCH_ICOUNT_MS=$ims BENCH_ICOUNT_RUNS=$iruns${pmu:+ BENCH_PMU=$pmu}${BENCH_MATCH:+ BENCH_MATCH='$BENCH_MATCH'}" \
+	"load_start=$load_start" "load_end=$(cat /proc/loadavg)"
+bench_host_facts >>"$B/meta.txt"
+out=$(bench_results_dir)
+rc=0
+python3 "$here/bench-report.py" "$B" "$out" "$ncpus" || rc=$?
+bench_results_latest "$out"
+log "bench: results in $out ($BENCH_RESULTS/latest)"
+exit "$rc"

@@ -6,7 +6,12 @@
  * puts back the stock mode it found; 256 clients finish in bounded time
  * while "bench" stays readable; and with fault injection (fail-nth) every
  * allocation failure of a bench write unwinds to a clean error with
- * nothing leaked and the module still working.
+ * nothing leaked and the module still working.  The in-kernel counters
+ * (pmu=): a bad value is refused with the list of valid ones; pmu=sw gives
+ * figures wherever the kernel has perf events (the software clocks agree
+ * with the wall clock) and pmu=unavailable where it has none; pmu=hw gives
+ * figures or, without a PMU, pmu=unavailable, and the rest of the result
+ * stands either way.
  */
 #define _GNU_SOURCE
 #include <sys/syscall.h>
@@ -77,6 +82,10 @@ static const struct bad_write bad_bench[] = {
 	{ "nmi=on", "duration_ms=5 nmi=on" },
 	{ "nmi given twice", "duration_ms=5 nmi=0 nmi=1" },
 	{ "unknown workload", "duration_ms=5 workload=disk" },
+	{ "pmu=on", "duration_ms=5 pmu=on" },
+	{ "pmu=1", "duration_ms=5 pmu=1" },
+	{ "pmu=HW", "duration_ms=5 pmu=HW" },
+	{ "pmu given twice", "duration_ms=5 pmu=sw pmu=off" },
 	{ "missing value", "duration_ms=5 clients=" },
 	{ "missing =", "duration_ms=5 clients" },
 	{ "a=b=c", "duration_ms=5 clients=2=3" },
@@ -404,6 +413,141 @@ static void test_new_keys(void)
 	ksft_test_result(ok, "memcgs=N and nmi=1: exact, result carries nmi= and the primitive costs\n");
 }
 
+/* The value of " key=" in a result line, or NULL. */
+static const char *res_field(const char *res, const char *key, char *val, size_t size)
+{
+	char pat[64];
+	const char *p;
+	size_t n;
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(res, pat);
+	if (!p)
+		return NULL;
+	p += strlen(pat);
+	n = strcspn(p, "\n ");
+	if (n >= size)
+		n = size - 1;
+	memcpy(val, p, n);
+	val[n] = '\0';
+	return val;
+}
+
+static double res_double(const char *res, const char *key)
+{
+	char v[64];
+
+	return res_field(res, key, v, sizeof(v)) ? strtod(v, NULL) : -1.0;
+}
+
+/* A bench with @line; its result in @res.  1 if it ran and passed. */
+static int pmu_bench(const char *line, char *res, size_t size)
+{
+	int ret = mcs_puts("bench", line);
+
+	res[0] = '\0';
+	if (ret) {
+		ksft_print_msg("bench '%s': %s\n", line, strerror(-ret));
+		return 0;
+	}
+	if (mcs_read("bench", res, size) <= 0 || !strstr(res, "verdict=PASS")) {
+		ksft_print_msg("bench '%s': %s", line, res);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * "pmu=unavailable pmu_want=@want pmu_error=-N" and no figure, or, when
+ * @figures, the figures of @want: every one above zero.
+ */
+static int pmu_fields_ok(const char *res, const char *want, const char *a, const char *b)
+{
+	char v[32], err[32];
+
+	if (!res_field(res, "pmu", v, sizeof(v)))
+		return 0;
+	if (!strcmp(v, "unavailable"))
+		return res_field(res, "pmu_want", v, sizeof(v)) && !strcmp(v, want) &&
+		       res_field(res, "pmu_error", err, sizeof(err)) && atoi(err) < 0 &&
+		       !strstr(res, "_per_pair=");
+	return !strcmp(v, want) && res_double(res, a) > 0 && res_double(res, b) > 0 &&
+	       res_double(res, "pmu_cpus") >= 1;
+}
+
+/*
+ * The in-kernel counters.  pmu=sw must give figures on any kernel with
+ * perf events (perf_event_paranoid is there), with the cpu-clock per pair
+ * within a factor of 2 of the wall clock per pair (both cover the same
+ * window on the same CPUs, give or take the cross-CPU calls that enable and
+ * disable the counters: milliseconds under a loaded emulator, hence 200 ms
+ * of load), and must say unavailable (-EOPNOTSUPP) where the kernel has
+ * none.  pmu=hw may go either way.
+ */
+static void test_pmu(void)
+{
+	int perf = !access("/proc/sys/kernel/perf_event_paranoid", F_OK);
+	int log = mcs_kmsg_open(), listed = 0, ok, i, ret;
+	char res[1024], before[1024], after[1024], v[32];
+	double clock, wall;
+
+	ok = pmu_bench("duration_ms=5 clients=2", res, sizeof(res)) &&
+	     res_field(res, "pmu", v, sizeof(v)) && !strcmp(v, "off") &&
+	     !strstr(res, "_per_pair=");
+	ksft_test_result(ok, "pmu left out: the result says pmu=off, no figures\n");
+
+	ok = pmu_bench("mode=decoupled duration_ms=200 clients=2 workload=mixed pmu=sw",
+		       res, sizeof(res)) &&
+	     pmu_fields_ok(res, "sw", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair");
+	clock = res_double(res, "pmu_cpu_clock_ns_per_pair");
+	wall = res_double(res, "ns_per_op");
+	if (perf)
+		ok = ok && res_field(res, "pmu", v, sizeof(v)) && !strcmp(v, "sw") &&
+		     wall > 0 && clock > wall / 2 && clock < wall * 2;
+	else
+		ok = ok && res_field(res, "pmu_error", v, sizeof(v)) && atoi(v) == -EOPNOTSUPP;
+	if (!ok)
+		ksft_print_msg("result: %s", res);
+	ksft_test_result(ok, "pmu=sw (%s): %s, cpu-clock %.1f ns per pair, wall clock %.1f\n",
+			 perf ? "perf events: figures wanted" : "no perf events: unavailable wanted",
+			 res_field(res, "pmu", v, sizeof(v)) ? v : "?", clock, wall);
+
+	ok = pmu_bench("mode=coupled duration_ms=20 clients=3 workload=bytes hardirq=1 pmu=sw",
+		       res, sizeof(res)) &&
+	     pmu_fields_ok(res, "sw", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair") &&
+	     (!perf || (res_field(res, "pmu", v, sizeof(v)) && !strcmp(v, "sw")));
+	if (!ok)
+		ksft_print_msg("result: %s", res);
+	ksft_test_result(ok, "pmu=sw with interrupt load and more clients than CPUs: exact\n");
+
+	ok = pmu_bench("mode=none duration_ms=20 clients=2 pmu=hw", res, sizeof(res)) &&
+	     pmu_fields_ok(res, "hw", "pmu_insns_per_pair", "pmu_cycles_per_pair") &&
+	     strstr(res, " ns_per_op=") && strstr(res, " prim_atomic_ns=");
+	if (!ok)
+		ksft_print_msg("result: %s", res);
+	ksft_test_result(ok, "pmu=hw: %s (%s), the rest of the result stands\n",
+			 res_field(res, "pmu", v, sizeof(v)) ? v : "?",
+			 res_field(res, "pmu_error", after, sizeof(after)) ? after : "figures");
+
+	/* a bad value: refused, nothing ran, and the log lists the valid ones */
+	mcs_read("bench", before, sizeof(before));
+	ret = mcs_puts("bench", "duration_ms=5 pmu=cycles");
+	mcs_read("bench", after, sizeof(after));
+	for (i = 0; i < 20 && !listed; i++) {
+		int n;
+
+		mcs_kmsg_scan(log, "pmu=cycles: unknown value, expected off|hw|sw", &n);
+		listed = n > 0;
+		if (!listed)
+			mcs_msleep(50);
+	}
+	if (log >= 0)
+		close(log);
+	ksft_test_result(ret == -EINVAL && !strcmp(before, after) && (listed || log < 0),
+			 "pmu=cycles: %d (want %d), the log lists off|hw|sw: %s\n", ret, -EINVAL,
+			 log < 0 ? "no /dev/kmsg" : listed ? "yes" : "no");
+}
+
 /* 256 clients: done within BIG_BOUND_MS while "bench" reads stay quick. */
 static void test_many_clients(void)
 {
@@ -632,6 +776,7 @@ static const struct {
 	unsigned int rows;
 } tests[] = {
 	{ "valid", test_valid, 1 },
+	{ "pmu", test_pmu, 5 },
 	{ "bad_bench", test_bad_bench, ARRAY_SIZE(bad_bench) },
 	{ "bad_selftest", test_bad_selftest, ARRAY_SIZE(bad_selftest) },
 	{ "during_stress", test_bench_during_stress, 1 },
