@@ -13,6 +13,8 @@
 #   make check       all of the above (what .ci/run runs)
 #   make bench       A/B benchmark: instructions per pair under qemu -icount (Debian 6.12
 #                    generic and RT), wall clock on UML and qemu (scripts/bench.sh)
+#   make bench-profile  instructions of one pair per function and block, from a TCG
+#                    plugin under qemu -icount (scripts/bench-profile.sh)
 #   make soak        3 consecutive stress runs (all cases) per test kernel, + SMP UML,
 #                    debug generic, 6.1 RT, cloud, 8 vCPUs, NUMA
 #   make clean
@@ -21,7 +23,7 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 MCS_CACHE ?= $(HOME)/.cache/memcg_stock
 export MCS_CACHE
 
-.PHONY: all modules deps kunit vmtest compile-6.1 lint dkms-check check bench soak clean
+.PHONY: all modules deps kunit vmtest compile-6.1 lint dkms-check check bench bench-profile soak clean
 
 all: modules
 
@@ -51,6 +53,9 @@ check: deps
 
 bench: deps
 	scripts/bench.sh
+
+bench-profile: deps
+	scripts/bench-profile.sh
 
 soak: deps
 	scripts/stress-soak.sh
