@@ -19,7 +19,6 @@
  * Built against include/qemu/qemu-plugin.h of the qemu source that matches
  * the installed emulator (bench-profile.sh fetches it from Debian).
  */
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +31,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 /* nopl 0x4d435350(%rax): a no-op that no compiler emits */
 static const unsigned char MARK_INSN[] = { 0x0f, 0x1f, 0x80, 0x50, 0x53, 0x43, 0x4d };
 
+/* unsigned long long: 64 bits, as the plugin API's uint64_t */
 struct block {
-	uint64_t vaddr;
-	uint64_t ninsns;
-	uint64_t nbytes;
-	uint64_t execs;		/* updated by the translated code */
-	uint64_t seen;		/* execs at the last marker */
+	unsigned long long vaddr;
+	unsigned long long ninsns;
+	unsigned long long nbytes;
+	unsigned long long execs;	/* updated by the translated code */
+	unsigned long long seen;	/* execs at the last marker */
 };
 
 static struct block **table;	/* open addressing, power-of-two size */
@@ -46,9 +46,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static FILE *out;
 static unsigned int intervals;
 
-static size_t slot_of(uint64_t vaddr, uint64_t ninsns, size_t size)
+static size_t slot_of(unsigned long long vaddr, unsigned long long ninsns, size_t size)
 {
-	uint64_t h = (vaddr ^ (ninsns << 56)) * 0x9e3779b97f4a7c15ull;
+	unsigned long long h = (vaddr ^ (ninsns << 56)) * 0x9e3779b97f4a7c15ull;
 
 	return (size_t)(h >> 20) & (size - 1);
 }
@@ -75,7 +75,7 @@ static int table_grow(void)
 }
 
 /* The block of (@vaddr, @ninsns), created on first sight; caller holds lock. */
-static struct block *block_get(uint64_t vaddr, uint64_t ninsns)
+static struct block *block_get(unsigned long long vaddr, unsigned long long ninsns)
 {
 	struct block *b;
 	size_t i;
@@ -107,7 +107,7 @@ static void mark(unsigned int vcpu_index, void *udata)
 
 		if (!b || b->execs == b->seen)
 			continue;
-		fprintf(out, "%" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+		fprintf(out, "%llx %llu %llu %llu\n",
 			b->vaddr, b->ninsns, b->nbytes, b->execs - b->seen);
 		b->seen = b->execs;
 	}
@@ -156,12 +156,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	int i;
 
 	for (i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "out=", 4))
-			path = argv[i] + 4;
-		else {
-			fprintf(stderr, "tbcount: unknown argument '%s' (expected out=FILE)\n", argv[i]);
+		if (strncmp(argv[i], "out=", 4)) {
+			fprintf(stderr, "tbcount: unknown argument '%s' (out=FILE)\n", argv[i]);
 			return -1;
 		}
+		path = argv[i] + 4;
 	}
 	if (!path) {
 		fprintf(stderr, "tbcount: no out=FILE given\n");
