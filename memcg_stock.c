@@ -963,9 +963,15 @@ int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 
 	enum mcs_stock_mode mode;
 
-	/* nr_pages - 1: 0 wraps around, and goes to the slow path's error */
-	if (likely(memcg && nr_pages - 1 < MCS_CHARGE_BATCH &&
-		   !mcs_memcg_is_root(memcg) && READ_ONCE(memcg->online))) {
+	/*
+	 * nr_pages - 1: 0 wraps around, and goes to the slow path's error.
+	 * The root and offline memcgs are the slow path's too, and need no
+	 * test here: the root never has a slot (its uncharges bypass the
+	 * stock), and an offline memcg gets no new slot and has lost its
+	 * old ones to the drain of its offline.  A charge that races with
+	 * that offline may still be served (as if it came a little earlier).
+	 */
+	if (likely(memcg && nr_pages - 1 < MCS_CHARGE_BATCH)) {
 		mode = mcs_stock_mode_now();
 		if (unlikely(mode != MCS_MODE_DECOUPLED))
 			return charge_pages_other(memcg, gfp, nr_pages, mode);

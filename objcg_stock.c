@@ -604,7 +604,7 @@ static __always_inline bool obj_stock_uncharge_fast(struct mcs_objcg *objcg,
 	return true;
 }
 
-/* Arguments of a byte charge or uncharge that the inline paths take. */
+/* Arguments of a byte uncharge that the inline path takes. */
 static __always_inline bool obj_fast_ok(struct mcs_objcg *objcg, size_t size)
 {
 	return likely(objcg && size && size <= MCS_OBJ_SIZE_MAX && !objcg->is_root);
@@ -681,7 +681,9 @@ int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 {
 	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;
 
-	if (obj_fast_ok(objcg, size) && mcs_stock_mode_now() == MCS_MODE_DECOUPLED) {
+	/* the root objcg never has a slot: obj_charge() returns for it */
+	if (likely(objcg && size && size <= MCS_OBJ_SIZE_MAX) &&
+	    mcs_stock_mode_now() == MCS_MODE_DECOUPLED) {
 		answer = obj_stock_take(objcg, size);
 		if (likely(answer == MCS_TAKE_HIT))
 			return 0;
