@@ -672,6 +672,15 @@ static noinline int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 	return 0;
 }
 
+/* A byte charge in another mode than "decoupled": its stock first. */
+static noinline int obj_charge_other(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
+{
+	if (!objcg->is_root &&
+	    mcs_mode_consume_bytes(objcg, size, false, NUMA_NO_NODE, 0))
+		return 0;
+	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, MCS_TAKE_MISS);
+}
+
 /*
  * The rest of the last page charged stays in the stock (or on the objcg's
  * leftover) for the next charge.  A hit of the decoupled stock is served
@@ -682,8 +691,9 @@ int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;
 
 	/* the root objcg never has a slot: obj_charge() returns for it */
-	if (likely(objcg && size && size <= MCS_OBJ_SIZE_MAX) &&
-	    mcs_stock_mode_now() == MCS_MODE_DECOUPLED) {
+	if (likely(objcg && size && size <= MCS_OBJ_SIZE_MAX)) {
+		if (unlikely(mcs_stock_mode_now() != MCS_MODE_DECOUPLED))
+			return obj_charge_other(objcg, gfp, size);
 		answer = obj_stock_take(objcg, size);
 		if (likely(answer == MCS_TAKE_HIT))
 			return 0;
