@@ -353,7 +353,7 @@ static __always_inline void unlock_obj_stock(struct mcs_obj_stock *stock)
 
 static __always_inline int obj_slot(struct mcs_obj_stock *stock, struct mcs_objcg *objcg)
 {
-	unsigned long i;	/* no sign extension per slot */
+	int i;
 
 	for (i = 0; i < NR_OBJ_STOCK; i++)
 		if (READ_ONCE(stock->cached[i]) == objcg)
@@ -702,33 +702,24 @@ int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 }
 EXPORT_SYMBOL_GPL(mcs_obj_charge);
 
-/* A byte uncharge in another mode than "decoupled": the coupled ones inline. */
-static noinline int obj_uncharge_other(struct mcs_objcg *objcg, size_t size,
-				       enum mcs_stock_mode mode)
-{
-	int nr_pages;
-
-	if (mcs_mode_is_coupled(mode)) {
-		nr_pages = mcs_coupled_obj_refill_fenced(objcg, size, mode);
-		if (likely(nr_pages >= 0)) {
-			if (nr_pages)
-				mcs_objcg_uncharge_pages(objcg, nr_pages);
-			return 0;
-		}
-	}
-	return obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false);
-}
-
 int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 {
 	enum mcs_stock_mode mode;
+	int nr_pages;
 
 	if (obj_fast_ok(objcg, size)) {
 		mode = mcs_stock_mode_now();
-		if (unlikely(mode != MCS_MODE_DECOUPLED))
-			return obj_uncharge_other(objcg, size, mode);
-		if (likely(obj_stock_uncharge_fast(objcg, size)))
-			return 0;
+		if (mode == MCS_MODE_DECOUPLED) {
+			if (likely(obj_stock_uncharge_fast(objcg, size)))
+				return 0;
+		} else if (mcs_mode_is_coupled(mode)) {
+			nr_pages = mcs_coupled_obj_refill_fenced(objcg, size, mode);
+			if (likely(nr_pages >= 0)) {
+				if (nr_pages)
+					mcs_objcg_uncharge_pages(objcg, nr_pages);
+				return 0;
+			}
+		}
 	}
 	return obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false);
 }
