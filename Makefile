@@ -18,7 +18,7 @@ DESTDIR ?=
 DEPMOD ?= depmod
 
 .PHONY: all modules kdir-check help run_tests install uninstall dkms-install dkms-uninstall \
-	deps kunit vmtest compile-6.1 lint dkms-check check bench soak clean bench-running
+	deps kunit vmtest compile-6.1 lint dkms-check check bench soak clean bench-running bench-profile
 
 all: modules
 
@@ -39,6 +39,7 @@ help:
 	@echo '  make kunit          KUnit suites + selftests under a UML debug kernel'
 	@echo '  make soak           long stress runs (SOAK_KERNELS, or KERNEL= and KDIR=)'
 	@echo '  make bench          A/B benchmark of the stock modes (BENCH_*_KERNELS, or KERNEL= and KDIR=)'
+	@echo '  make bench-profile  where the instructions of one charge+uncharge pair go (TCG plugin)'
 	@echo '  make bench-running  as root: the benchmark on the running kernel, PMU counters where there are'
 	@echo '  make lint           checkpatch --strict, sparse, API and docs checks'
 	@echo '  make compile-6.1    W=1 compile check against Debian 6.1 and 6.12 headers'
@@ -130,6 +131,9 @@ bench: deps
 
 bench-running:
 	KDIR=$(KDIR) scripts/bench-running.sh
+
+bench-profile: deps
+	scripts/bench-profile.sh
 
 soak: deps
 	scripts/stress-soak.sh

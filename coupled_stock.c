@@ -151,6 +151,31 @@ void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages, bool noi
 	coupled_unlock(noirq, flags);
 }
 
+/*
+ * The refill of a page uncharge in mode @mode (coupled or coupled-noirq),
+ * with the stock's own section as the mode fence: IRQs or preemption off
+ * make it an RCU reader on !PREEMPT_RT, and the local lock's spinlock
+ * opens an RCU section on PREEMPT_RT.  False, with nothing done, when the
+ * stock cannot be used here or the mode read inside is another.
+ */
+bool mcs_coupled_refill_fenced(struct mcs_memcg *memcg, unsigned int nr_pages,
+			       enum mcs_stock_mode mode)
+{
+	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
+	unsigned long flags;
+
+	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq))
+		return false;
+	coupled_lock(noirq, &flags);
+	if (mcs_stock_mode_now() != mode) {
+		coupled_unlock(noirq, flags);
+		return false;
+	}
+	__coupled_refill(this_cpu_ptr(&mcs_coupled_stock), memcg, nr_pages);
+	coupled_unlock(noirq, flags);
+	return true;
+}
+
 /* ---- the obj part ------------------------------------------------------- */
 
 static void coupled_flush_stats(struct mcs_coupled_stock *stock)
@@ -274,6 +299,44 @@ unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_byt
 	if (account)
 		coupled_account(stock, objcg, acct, nid, item);
 	if (allow_uncharge && stock->nr_bytes > PAGE_SIZE) {
+		nr_pages = stock->nr_bytes >> PAGE_SHIFT;
+		stock->nr_bytes &= PAGE_SIZE - 1;
+	}
+	coupled_unlock(noirq, flags);
+	return nr_pages;
+}
+
+/*
+ * The refill of a byte uncharge without accounting in mode @mode, with the
+ * stock's own section as the mode fence (see mcs_coupled_refill_fenced()).
+ * Returns the whole pages the caller must uncharge, or -1, with nothing
+ * done, when the stock cannot be used here or the mode read inside is
+ * another.
+ */
+int mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				  enum mcs_stock_mode mode)
+{
+	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
+	struct mcs_coupled_stock *stock;
+	unsigned int nr_pages = 0;
+	unsigned long flags;
+
+	if (!coupled_usable(noirq))
+		return -1;
+	coupled_lock(noirq, &flags);
+	if (mcs_stock_mode_now() != mode) {
+		coupled_unlock(noirq, flags);
+		return -1;
+	}
+	stock = this_cpu_ptr(&mcs_coupled_stock);
+	if (stock->cached_objcg != objcg) {
+		coupled_drain_obj(stock, true);
+		mcs_objcg_get(objcg);
+		WRITE_ONCE(stock->cached_objcg, objcg);
+		stock->nr_bytes = atomic_xchg(&objcg->nr_charged_bytes, 0);
+	}
+	stock->nr_bytes += nr_bytes;
+	if (stock->nr_bytes > PAGE_SIZE) {
 		nr_pages = stock->nr_bytes >> PAGE_SHIFT;
 		stock->nr_bytes &= PAGE_SIZE - 1;
 	}

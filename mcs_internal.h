@@ -23,6 +23,9 @@
 /* Memcg slots per CPU: lock + 7 page counts + 7 pointers fill one line. */
 #define NR_MEMCG_STOCK		7
 
+/* What a per-CPU stock answered the inline path of a charge. */
+enum mcs_stock_answer { MCS_TAKE_NOT_ASKED, MCS_TAKE_HIT, MCS_TAKE_MISS, MCS_TAKE_BUSY };
+
 /* Bit in the stocks' ->flags: a drain of this stock is queued or running. */
 #define FLUSHING_CACHED_CHARGE	0
 
@@ -236,11 +239,14 @@ void __mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_defe
 long mcs_deferred_releases(void);
 
 /*
- * Every stock refill runs in the RCU section that read the stock mode, the
- * fence of mcs_stock_set_mode(); kernels with lockdep check it.
+ * Every stock refill runs in the RCU read-side section that read the stock
+ * mode, the fence of mcs_stock_set_mode(): an rcu_read_lock() section, or
+ * the section of the stock's own lock when the mode was read under it
+ * (preemption off on !PREEMPT_RT, an RCU section inside the spinlock on
+ * PREEMPT_RT).  Kernels with lockdep check it.
  */
 #define mcs_assert_mode_fence()						\
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),				\
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),			\
 			 "memcg_stock: stock refill outside the mode fence")
 
 /* The stock mode, read inline on the charge paths (no call per charge). */
@@ -316,6 +322,10 @@ void mcs_charge_expect_misuse(bool expect);
 void mcs_coupled_stock_drain_dead(unsigned int cpu);
 bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
 void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
+bool mcs_coupled_refill_fenced(struct mcs_memcg *memcg, unsigned int nr_pages,
+			       enum mcs_stock_mode mode);
+int mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				  enum mcs_stock_mode mode);
 bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
 			     bool account, int nid, enum mcs_slab_item item, bool noirq);
 unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,

@@ -469,23 +469,19 @@ EXPORT_SYMBOL_GPL(mcs_memcg_stat);
 /* ---- the memcg stock ---------------------------------------------------- */
 
 /*
- * Take @nr_pages of @memcg from this CPU's stock.  Trylock only: a busy
- * stock is a miss, never a wait.
+ * Take @nr_pages (1 to MCS_CHARGE_BATCH) of @memcg from this CPU's stock.
+ * Trylock only: a busy stock is an answer, never a wait.  Inline and
+ * without a call (so that the charge that inlines it needs no frame): it
+ * counts the hit, the caller counts the rest.
  */
-__always_inline bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
+static __always_inline enum mcs_stock_answer
+memcg_stock_take(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	struct mcs_memcg_stock *stock;
-	bool ret = false;
-	int i;
+	unsigned long i;	/* no sign extension per slot */
 
-	if (nr_pages > MCS_CHARGE_BATCH)
-		return false;
-	if (!local_trylock(&mcs_memcg_stock.lock)) {
-		mcs_memcg_event(memcg, MCS_TRYLOCK_FAIL);
-		trace_mcs_trylock_fail(MCS_STOCK_MEMCG, mcs_context());
-		return false;
-	}
-
+	if (!local_trylock(&mcs_memcg_stock.lock))
+		return MCS_TAKE_BUSY;
 	stock = this_cpu_ptr(&mcs_memcg_stock);
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
 		u8 stock_pages;
@@ -494,16 +490,35 @@ __always_inline bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned i
 			continue;
 		/* A memcg has at most one slot: stop here either way. */
 		stock_pages = READ_ONCE(stock->nr_pages[i]);
-		if (stock_pages >= nr_pages) {
-			WRITE_ONCE(stock->nr_pages[i], stock_pages - nr_pages);
-			__mcs_memcg_event(memcg, MCS_STOCK_HIT);
-			ret = true;
-		}
-		break;
+		if (stock_pages < nr_pages)
+			break;
+		WRITE_ONCE(stock->nr_pages[i], stock_pages - nr_pages);
+		__mcs_memcg_event(memcg, MCS_STOCK_HIT);
+		local_unlock(&mcs_memcg_stock.lock);
+		return MCS_TAKE_HIT;
 	}
-
 	local_unlock(&mcs_memcg_stock.lock);
-	return ret;
+	return MCS_TAKE_MISS;
+}
+
+/* This CPU's memcg stock was busy for @memcg. */
+static noinline void memcg_stock_busy(struct mcs_memcg *memcg)
+{
+	mcs_memcg_event(memcg, MCS_TRYLOCK_FAIL);
+	trace_mcs_trylock_fail(MCS_STOCK_MEMCG, mcs_context());
+}
+
+/* Take @nr_pages of @memcg from this CPU's stock (the dispatch's entry). */
+bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	enum mcs_stock_answer answer;
+
+	if (!nr_pages || nr_pages > MCS_CHARGE_BATCH)
+		return false;
+	answer = memcg_stock_take(memcg, nr_pages);
+	if (answer == MCS_TAKE_BUSY)
+		memcg_stock_busy(memcg);
+	return answer == MCS_TAKE_HIT;
 }
 
 /* Empty slot @i: its pages go back to the counters, its reference is put. */
@@ -544,27 +559,19 @@ int mcs_context(void)
 }
 
 /*
- * Put @nr_pages of @memcg, already charged to the counters, into this CPU's
- * stock.  A slot that goes over the batch is drained whole; a memcg without
- * a slot takes the first empty one or evicts round-robin.  The victim is
- * not chosen at random: the RNG takes a lock of its own and this runs in
- * any context.
+ * The rest of a refill of @nr_pages of @memcg into the locked @stock, out
+ * of line: the memcg has no slot yet, or its slot goes over the batch and
+ * is drained whole.  A memcg without a slot takes the first empty one or
+ * evicts round-robin.  The victim is not chosen at random: the RNG takes
+ * a lock of its own and this runs in any context.
  */
-__always_inline void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
+static noinline void memcg_stock_refill_locked(struct mcs_memcg_stock *stock,
+					       struct mcs_memcg *memcg,
+					       unsigned int nr_pages)
 {
-	struct mcs_memcg_stock *stock;
 	int i, empty = -1;
 
 	mcs_assert_mode_fence();
-	if (nr_pages > MCS_CHARGE_BATCH)
-		goto uncharge;
-	if (!local_trylock(&mcs_memcg_stock.lock)) {
-		mcs_memcg_event(memcg, MCS_TRYLOCK_FAIL);
-		trace_mcs_trylock_fail(MCS_STOCK_MEMCG, mcs_context());
-		goto uncharge;
-	}
-
-	stock = this_cpu_ptr(&mcs_memcg_stock);
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
 		struct mcs_memcg *cached = READ_ONCE(stock->cached[i]);
 
@@ -581,14 +588,14 @@ __always_inline void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned in
 			__mcs_memcg_event(memcg, MCS_REFILL);
 			if (total > MCS_CHARGE_BATCH)
 				drain_stock(stock, i, MCS_DRAIN_OVERFLOW);
-			goto unlock;
+			return;
 		}
 	}
 
 	/* An offline memcg gets no new slot: its stocks were drained. */
 	if (!READ_ONCE(memcg->online)) {
-		local_unlock(&mcs_memcg_stock.lock);
-		goto uncharge;
+		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+		return;
 	}
 	if (empty < 0) {
 		empty = stock->drain_idx;
@@ -600,12 +607,80 @@ __always_inline void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned in
 	WRITE_ONCE(stock->nr_pages[empty], nr_pages);
 	WRITE_ONCE(stock->cached[empty], memcg);
 	__mcs_memcg_event(memcg, MCS_REFILL);
-unlock:
+}
+
+/*
+ * Put @nr_pages of @memcg, already charged to the counters, into this CPU's
+ * stock, inside the mode fence (stock_modes.h).  A busy stock sends them
+ * straight back to the counters.
+ */
+void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	mcs_assert_mode_fence();
+	if (nr_pages > MCS_CHARGE_BATCH)
+		goto uncharge;
+	if (!local_trylock(&mcs_memcg_stock.lock)) {
+		memcg_stock_busy(memcg);
+		goto uncharge;
+	}
+	memcg_stock_refill_locked(this_cpu_ptr(&mcs_memcg_stock), memcg, nr_pages);
 	local_unlock(&mcs_memcg_stock.lock);
 	return;
 
 uncharge:
 	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+}
+
+/*
+ * The refill of every uncharge and of a charge's surplus in mode
+ * "decoupled", inline.  The section of the stock's lock is the mode
+ * fence: with the lock held, preemption is off on !PREEMPT_RT and an RCU
+ * read-side section is open on PREEMPT_RT (its spinlocks open one), so
+ * a mode read inside it is waited for by mcs_stock_set_mode()'s grace
+ * period like one inside rcu_read_lock().  A hit (the memcg has a slot
+ * and stays within the batch) costs the trylock pair, the slot scan and
+ * one event.  False, with nothing done, when the stock is busy or the mode
+ * is another: the caller then takes the fenced path of stock_modes.h.
+ */
+static __always_inline bool memcg_stock_refill_fast(struct mcs_memcg *memcg,
+						    unsigned int nr_pages)
+{
+	struct mcs_memcg_stock *stock;
+	unsigned long i;	/* no sign extension per slot */
+
+	if (nr_pages > MCS_CHARGE_BATCH || !local_trylock(&mcs_memcg_stock.lock))
+		return false;
+	if (unlikely(mcs_stock_mode_now() != MCS_MODE_DECOUPLED)) {
+		local_unlock(&mcs_memcg_stock.lock);
+		return false;
+	}
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	for (i = 0; i < NR_MEMCG_STOCK; i++) {
+		unsigned int total;
+
+		if (READ_ONCE(stock->cached[i]) != memcg)
+			continue;
+		/* slot <= 64 plus refill <= 64 fits a u8 */
+		total = READ_ONCE(stock->nr_pages[i]) + nr_pages;
+		if (total > MCS_CHARGE_BATCH)
+			break;
+		WRITE_ONCE(stock->nr_pages[i], total);
+		__mcs_memcg_event(memcg, MCS_REFILL);
+		local_unlock(&mcs_memcg_stock.lock);
+		return true;
+	}
+	memcg_stock_refill_locked(stock, memcg, nr_pages);
+	local_unlock(&mcs_memcg_stock.lock);
+	return true;
+}
+
+/* Put @nr_pages of @memcg where the current mode keeps pages. */
+static __always_inline void refill_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	if (mcs_stock_mode_now() == MCS_MODE_DECOUPLED &&
+	    memcg_stock_refill_fast(memcg, nr_pages))
+		return;
+	mcs_mode_refill_pages(memcg, nr_pages);
 }
 
 /* Runs on the stock's own CPU, in task context. */
@@ -800,20 +875,23 @@ static bool gfp_allows_spinning(gfp_t gfp)
 }
 
 /*
- * From this CPU's stock when it can; otherwise MCS_CHARGE_BATCH pages (or
- * @nr_pages if larger) go to the counters and the surplus into the stock;
- * a refused batch is retried with exactly @nr_pages; a refused exact charge
- * drains the refusing memcg's subtree once (asynchronously) when the
- * caller may block, then fails or is forced.
+ * Everything of a page charge but the stock hit: errors, the root, the
+ * miss.  MCS_CHARGE_BATCH pages (or @nr_pages if larger) go to the
+ * counters and the surplus into the stock; a refused batch is retried with
+ * exactly @nr_pages; a refused exact charge drains the refusing memcg's
+ * subtree once (asynchronously) when the caller may block, then fails or
+ * is forced.
  */
-int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
+static noinline int charge_pages_slow(struct mcs_memcg *memcg, gfp_t gfp,
+				      unsigned int nr_pages, enum mcs_stock_answer answer)
 {
 	unsigned int batch = max(MCS_CHARGE_BATCH, nr_pages);
 	struct mcs_page_counter *fail;
-	enum mcs_stock_mode mode;
 	struct mcs_memcg *over;
 	bool drained = false;
 
+	if (answer == MCS_TAKE_BUSY)
+		memcg_stock_busy(memcg);
 	if (!memcg || !nr_pages)
 		return -EINVAL;
 	/*
@@ -827,13 +905,12 @@ int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 	}
 	if (!READ_ONCE(memcg->online))
 		return -ENOENT;
-
-	mode = mcs_stock_mode_now();
-	if (mcs_mode_consume_pages(memcg, nr_pages, mode))
+	if (answer == MCS_TAKE_NOT_ASKED &&
+	    mcs_mode_consume_pages(memcg, nr_pages, mcs_stock_mode_now()))
 		return 0;	/* the stock counted the hit */
 	mcs_memcg_event(memcg, MCS_STOCK_MISS);
 
-	if (!gfp_allows_spinning(gfp) || !mcs_mode_has_page_stock(mode))
+	if (!gfp_allows_spinning(gfp) || !mcs_mode_has_page_stock(mcs_stock_mode_now()))
 		batch = nr_pages;
 retry:
 	if (mcs_page_counter_try_charge(&memcg->memory, batch, &fail))
@@ -863,19 +940,80 @@ retry:
 done_restock:
 	trace_mcs_charge_slowpath(memcg->id, nr_pages, batch);
 	if (batch > nr_pages)
-		mcs_mode_refill_pages(memcg, batch - nr_pages);
+		refill_pages(memcg, batch - nr_pages);
 	return 0;
+}
+
+/* A charge in another mode than "decoupled": its stock first. */
+static noinline int charge_pages_other(struct mcs_memcg *memcg, gfp_t gfp,
+				       unsigned int nr_pages, enum mcs_stock_mode mode)
+{
+	if (mcs_mode_consume_pages(memcg, nr_pages, mode))
+		return 0;	/* the stock counted the hit */
+	return charge_pages_slow(memcg, gfp, nr_pages, MCS_TAKE_MISS);
+}
+
+/*
+ * A hit of the decoupled stock is served inline, without a frame or a
+ * call (the stock counts it); everything else is charge_pages_slow().
+ */
+int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
+{
+	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;
+
+	enum mcs_stock_mode mode;
+
+	/*
+	 * nr_pages - 1: 0 wraps around, and goes to the slow path's error.
+	 * The root and offline memcgs are the slow path's too, and need no
+	 * test here: the root never has a slot (its uncharges bypass the
+	 * stock), and an offline memcg gets no new slot and has lost its
+	 * old ones to the drain of its offline.  A charge that races with
+	 * that offline may still be served (as if it came a little earlier).
+	 */
+	if (likely(memcg && nr_pages - 1 < MCS_CHARGE_BATCH)) {
+		mode = mcs_stock_mode_now();
+		if (unlikely(mode != MCS_MODE_DECOUPLED))
+			return charge_pages_other(memcg, gfp, nr_pages, mode);
+		answer = memcg_stock_take(memcg, nr_pages);
+		if (likely(answer == MCS_TAKE_HIT))
+			return 0;
+	}
+	return charge_pages_slow(memcg, gfp, nr_pages, answer);
 }
 EXPORT_SYMBOL_GPL(mcs_charge_pages);
 
-void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
+static noinline void uncharge_pages_slow(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
-	if (!nr_pages)
-		return;
 	if (mcs_memcg_is_root(memcg))
 		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 	else
 		mcs_mode_refill_pages(memcg, nr_pages);
+}
+
+/* An uncharge in another mode than "decoupled": the coupled ones inline. */
+static noinline void uncharge_pages_other(struct mcs_memcg *memcg, unsigned int nr_pages,
+					  enum mcs_stock_mode mode)
+{
+	if (mcs_mode_is_coupled(mode) && mcs_coupled_refill_fenced(memcg, nr_pages, mode))
+		return;
+	uncharge_pages_slow(memcg, nr_pages);
+}
+
+void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	enum mcs_stock_mode mode;
+
+	if (!nr_pages)
+		return;
+	if (likely(!mcs_memcg_is_root(memcg))) {
+		mode = mcs_stock_mode_now();
+		if (unlikely(mode != MCS_MODE_DECOUPLED))
+			return uncharge_pages_other(memcg, nr_pages, mode);
+		if (likely(memcg_stock_refill_fast(memcg, nr_pages)))
+			return;
+	}
+	uncharge_pages_slow(memcg, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);
 

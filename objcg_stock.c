@@ -327,25 +327,31 @@ void mcs_objcg_mod_stat(struct mcs_objcg *objcg, int nid,
 
 /* ---- the obj stock ----------------------------------------------------------- */
 
-/* NULL when the stock is busy: callers then take the direct paths. */
-static struct mcs_obj_stock *trylock_obj_stock(struct mcs_objcg *objcg)
+/* The stock was busy: count it where the objcg's memcg counts events. */
+static noinline void obj_stock_busy(struct mcs_objcg *objcg)
 {
-	if (local_trylock(&mcs_obj_stock.lock))
-		return this_cpu_ptr(&mcs_obj_stock);
 	rcu_read_lock();
 	mcs_memcg_event(READ_ONCE(objcg->memcg), MCS_TRYLOCK_FAIL);
 	rcu_read_unlock();
 	trace_mcs_trylock_fail(MCS_STOCK_OBJ, mcs_context());
+}
+
+/* NULL when the stock is busy: callers then take the direct paths. */
+static __always_inline struct mcs_obj_stock *trylock_obj_stock(struct mcs_objcg *objcg)
+{
+	if (likely(local_trylock(&mcs_obj_stock.lock)))
+		return this_cpu_ptr(&mcs_obj_stock);
+	obj_stock_busy(objcg);
 	return NULL;
 }
 
-static void unlock_obj_stock(struct mcs_obj_stock *stock)
+static __always_inline void unlock_obj_stock(struct mcs_obj_stock *stock)
 {
 	if (stock)
 		local_unlock(&mcs_obj_stock.lock);
 }
 
-static int obj_slot(struct mcs_obj_stock *stock, struct mcs_objcg *objcg)
+static __always_inline int obj_slot(struct mcs_obj_stock *stock, struct mcs_objcg *objcg)
 {
 	int i;
 
@@ -355,7 +361,8 @@ static int obj_slot(struct mcs_obj_stock *stock, struct mcs_objcg *objcg)
 	return -1;
 }
 
-static bool __consume_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *stock,
+static __always_inline bool __consume_obj_stock(struct mcs_objcg *objcg,
+						struct mcs_obj_stock *stock,
 				unsigned int nr_bytes)
 {
 	int i = obj_slot(stock, objcg);
@@ -417,8 +424,8 @@ static void drain_obj_stock(struct mcs_obj_stock *stock)
  * With a NULL (busy) stock, pages are uncharged directly and the remainder
  * is left on the objcg.
  */
-static void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *stock,
-			       unsigned int nr_bytes, bool allow_uncharge)
+static noinline void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *stock,
+					unsigned int nr_bytes, bool allow_uncharge)
 {
 	unsigned int nr_pages = 0, stocked;
 	int i, empty = -1;
@@ -566,17 +573,82 @@ __always_inline void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int 
 	unlock_obj_stock(stock);
 }
 
-static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
-		      int nid, enum mcs_slab_item item, bool account)
+/*
+ * The refill of a byte uncharge in mode "decoupled", inline, in the
+ * section of the stock's lock, which is the mode fence (see
+ * memcg_stock_refill_fast()).  A hit (the objcg has a slot that stays
+ * within a page) costs the trylock pair and the slot scan; the rest is
+ * __refill_obj_stock(), under the same lock.  False, with nothing done,
+ * when the stock is busy or the mode is another.
+ */
+static __always_inline bool obj_stock_uncharge_fast(struct mcs_objcg *objcg,
+						    unsigned int nr_bytes)
+{
+	struct mcs_obj_stock *stock;
+	int i;
+
+	if (!local_trylock(&mcs_obj_stock.lock))
+		return false;
+	if (unlikely(mcs_stock_mode_now() != MCS_MODE_DECOUPLED)) {
+		local_unlock(&mcs_obj_stock.lock);
+		return false;
+	}
+	stock = this_cpu_ptr(&mcs_obj_stock);
+	i = obj_slot(stock, objcg);
+	if (likely(i >= 0) &&
+	    stock->nr_bytes[i] + nr_bytes <= min_t(unsigned int, PAGE_SIZE, OBJ_STOCK_MAX))
+		stock->nr_bytes[i] += nr_bytes;
+	else
+		__refill_obj_stock(objcg, stock, nr_bytes, true);
+	local_unlock(&mcs_obj_stock.lock);
+	return true;
+}
+
+/* Arguments of a byte uncharge that the inline path takes. */
+static __always_inline bool obj_fast_ok(struct mcs_objcg *objcg, size_t size)
+{
+	return likely(objcg && size && size <= MCS_OBJ_SIZE_MAX && !objcg->is_root);
+}
+
+/*
+ * Take @size bytes of @objcg from this CPU's obj stock: the inline path of
+ * mcs_obj_charge(), without a call (so that it needs no frame).
+ */
+static __always_inline enum mcs_stock_answer
+obj_stock_take(struct mcs_objcg *objcg, unsigned int size)
+{
+	struct mcs_obj_stock *stock;
+	int i;
+
+	if (!local_trylock(&mcs_obj_stock.lock))
+		return MCS_TAKE_BUSY;
+	stock = this_cpu_ptr(&mcs_obj_stock);
+	i = obj_slot(stock, objcg);
+	if (i >= 0 && stock->nr_bytes[i] >= size) {
+		stock->nr_bytes[i] -= size;
+		local_unlock(&mcs_obj_stock.lock);
+		return MCS_TAKE_HIT;
+	}
+	local_unlock(&mcs_obj_stock.lock);
+	return MCS_TAKE_MISS;
+}
+
+/* @answer: what the obj stock answered mcs_obj_charge()'s inline path */
+static noinline int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
+			       int nid, enum mcs_slab_item item, bool account,
+			       enum mcs_stock_answer answer)
 {
 	int ret;
 
+	if (answer == MCS_TAKE_BUSY)
+		obj_stock_busy(objcg);
 	if (!obj_args_ok(objcg, size, account, nid, item))
 		return -EINVAL;
 	if (objcg->is_root)
 		return 0;
 
-	if (mcs_mode_consume_bytes(objcg, size, account, nid, item))
+	if (answer == MCS_TAKE_NOT_ASKED &&
+	    mcs_mode_consume_bytes(objcg, size, account, nid, item))
 		return 0;
 	ret = objcg_charge_pages(objcg, gfp, PAGE_ALIGN(size) >> PAGE_SHIFT);
 	if (ret)
@@ -586,8 +658,8 @@ static int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 	return 0;
 }
 
-static int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
-			enum mcs_slab_item item, bool account)
+static noinline int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
+				 enum mcs_slab_item item, bool account)
 {
 	if (!obj_args_ok(objcg, size, account, nid, item)) {
 		pr_warn_ratelimited("memcg_stock: byte uncharge of %zu (node %d, item %d) refused\n",
@@ -600,18 +672,55 @@ static int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 	return 0;
 }
 
+/* A byte charge in another mode than "decoupled": its stock first. */
+static noinline int obj_charge_other(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
+{
+	if (!objcg->is_root &&
+	    mcs_mode_consume_bytes(objcg, size, false, NUMA_NO_NODE, 0))
+		return 0;
+	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, MCS_TAKE_MISS);
+}
+
 /*
  * The rest of the last page charged stays in the stock (or on the objcg's
- * leftover) for the next charge.
+ * leftover) for the next charge.  A hit of the decoupled stock is served
+ * inline, without a frame; everything else goes through obj_charge().
  */
 int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 {
-	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false);
+	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;
+
+	/* the root objcg never has a slot: obj_charge() returns for it */
+	if (likely(objcg && size && size <= MCS_OBJ_SIZE_MAX)) {
+		if (unlikely(mcs_stock_mode_now() != MCS_MODE_DECOUPLED))
+			return obj_charge_other(objcg, gfp, size);
+		answer = obj_stock_take(objcg, size);
+		if (likely(answer == MCS_TAKE_HIT))
+			return 0;
+	}
+	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, answer);
 }
 EXPORT_SYMBOL_GPL(mcs_obj_charge);
 
 int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 {
+	enum mcs_stock_mode mode;
+	int nr_pages;
+
+	if (obj_fast_ok(objcg, size)) {
+		mode = mcs_stock_mode_now();
+		if (mode == MCS_MODE_DECOUPLED) {
+			if (likely(obj_stock_uncharge_fast(objcg, size)))
+				return 0;
+		} else if (mcs_mode_is_coupled(mode)) {
+			nr_pages = mcs_coupled_obj_refill_fenced(objcg, size, mode);
+			if (likely(nr_pages >= 0)) {
+				if (nr_pages)
+					mcs_objcg_uncharge_pages(objcg, nr_pages);
+				return 0;
+			}
+		}
+	}
 	return obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false);
 }
 EXPORT_SYMBOL_GPL(mcs_obj_uncharge);
@@ -619,7 +728,7 @@ EXPORT_SYMBOL_GPL(mcs_obj_uncharge);
 int mcs_obj_charge_account(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 			   int nid, enum mcs_slab_item item)
 {
-	return obj_charge(objcg, gfp, size, nid, item, true);
+	return obj_charge(objcg, gfp, size, nid, item, true, MCS_TAKE_NOT_ASKED);
 }
 EXPORT_SYMBOL_GPL(mcs_obj_charge_account);
 

@@ -13,11 +13,13 @@
  *   none            pages straight to the counters; bytes through the
  *                   objcg's shared atomic leftover ("objcg-atomic")
  *
- * The helpers are inline, and the decoupled stocks' consume and refill
- * they call are __always_inline in memcg_stock.c and objcg_stock.c, their
- * only callers: the decoupled fast path has no call in it (a `make bench`
- * on the first version of this file, with those calls out of line, counted
- * 23-56 more instructions per charge+uncharge pair).  The mode state and the switch are in
+ * The helpers are inline.  The hit paths of the decoupled stocks do not
+ * go through them: mcs_charge_pages(), mcs_uncharge_pages(),
+ * mcs_obj_charge() and mcs_obj_uncharge() serve a hit inline, without a
+ * frame or a call, and use the section of the stock's own lock as the
+ * mode fence of a refill (see memcg_stock_refill_fast()); everything else,
+ * every other mode and every trylock failure, comes here.  The mode state
+ * and the switch are in
  * stock_modes.c, the drains of every mode's stocks go through the
  * mcs_stock_kinds[] table there.
  */

@@ -19,6 +19,8 @@
 #   QEMU_ICOUNT   TCG only: -icount with these options (e.g. shift=0: one
 #                 guest ns per instruction, deterministic); forces
 #                 thread=single, which icount requires
+#   QEMU_PLUGIN   TCG only: a TCG plugin and its arguments, given to -plugin
+#                 (scripts/bench-profile.sh)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -57,12 +59,14 @@ if [[ $accel == auto ]]; then
 	exec 9>&-
 fi
 [[ -z ${QEMU_ICOUNT:-} || $accel == tcg ]] || die "QEMU_ICOUNT needs TCG (accel=$accel)"
+[[ -z ${QEMU_PLUGIN:-} || $accel == tcg ]] || die "QEMU_PLUGIN needs TCG (accel=$accel)"
 case $accel in
 kvm)	accel_args=(-accel kvm -cpu host) ;;
 tcg)	thread=multi
 	((smp <= 4 && smp <= $(nproc))) && [[ -z ${QEMU_ICOUNT:-} ]] || thread=single
 	accel_args=(-accel "tcg,thread=$thread" -cpu max)
-	[[ -z ${QEMU_ICOUNT:-} ]] || accel_args+=(-icount "$QEMU_ICOUNT") ;;
+	[[ -z ${QEMU_ICOUNT:-} ]] || accel_args+=(-icount "$QEMU_ICOUNT")
+	[[ -z ${QEMU_PLUGIN:-} ]] || accel_args+=(-plugin "$QEMU_PLUGIN") ;;
 *)	die "MCS_ACCEL=$accel: expected auto, kvm or tcg" ;;
 esac
 # memory in MiB, for the split between NUMA nodes

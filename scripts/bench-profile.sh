@@ -1,0 +1,119 @@
+#!/bin/bash
+# bench-profile.sh (`make bench-profile`): where the instructions of one
+# charge+uncharge pair go, per function and per translation block, in
+# Debian 6.12 under qemu -icount shift=0 (one vCPU).
+#
+# A TCG plugin (scripts/profile/tbcount.c) counts the executions of every
+# block the guest runs.  Each job of PROFILE_JOBS runs twice through
+# debugfs "bench", for PROFILE_MS and for twice as long, and the guest
+# closes a counting interval around each run (scripts/profile/mark.c).
+# The difference of the two intervals, divided by the difference of their
+# operation counts, is the profile of one pair: everything a run does once
+# (parsing, memcg creation, kthread start, drain, check) cancels out.  The
+# symbols come from the guest's /proc/kallsyms, the module's included.
+# scripts/bench-profile.py prints the tables and writes them to
+# $MCS_OUT/profile/profile.txt.
+#
+# The plugin is built against include/qemu/qemu-plugin.h of the qemu source
+# package that matches the installed qemu-system-x86 (its plugin API
+# version must match), fetched once from Debian into $MCS_CACHE/qemu-plugin.
+#
+# Environment:
+#   PROFILE_KERNEL   kernel to profile (default deb-amd64)
+#   PROFILE_JOBS     bench lines without duration_ms, separated by ';'
+#                    (default: floor, then pages and bytes of decoupled and
+#                    coupled, one memcg)
+#   PROFILE_MS       guest ms of the shorter run of each job (default 5)
+#   PROFILE_BLOCKS   blocks listed per job, hottest first (default 25; 0: none)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+kernel=${PROFILE_KERNEL:-deb-amd64}
+jobs=${PROFILE_JOBS:-workload=floor;mode=decoupled workload=pages;mode=coupled workload=pages;mode=decoupled workload=bytes;mode=coupled workload=bytes}
+ms=${PROFILE_MS:-5}
+blocks=${PROFILE_BLOCKS:-25}
+[[ $ms =~ ^[1-9][0-9]*$ && $ms -le 5000 ]] || die "PROFILE_MS=$ms: expected 1..5000 (guest ms)"
+[[ $blocks =~ ^[0-9]+$ ]] || die "PROFILE_BLOCKS=$blocks: expected a number"
+[[ $jobs != *duration_ms* ]] || die "PROFILE_JOBS: leave duration_ms out, PROFILE_MS sets it"
+[[ $jobs =~ [^[:space:]\;] ]] || die "PROFILE_JOBS is empty"
+command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (make deps)"
+
+P=$MCS_OUT/profile
+rm -rf "$P"
+mkdir -p "$P/bin"
+
+# qemu_plugin_header: print the directory of a qemu-plugin.h that matches
+# the installed emulator, fetched from its Debian source package once
+qemu_plugin_header() {
+	local ver dir apt tmp orig
+	ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
+		die "qemu-system-x86 is not installed (make deps)"
+	dir=$MCS_CACHE/qemu-plugin/${ver//:/_}
+	if [[ ! -f $dir/qemu-plugin.h ]]; then
+		log "fetching the qemu $ver source for qemu-plugin.h"
+		# source packages only, in a private configuration of their own
+		apt=$MCS_CACHE/apt-src
+		mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+		printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/%s main\n' \
+			"debian bookworm" "debian bookworm-updates" "debian-security bookworm-security" \
+			>"$apt/sources.list"
+		local -a o=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+			-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache")
+		apt-get "${o[@]}" -q update >&2 || die "apt-get update of the source lists failed"
+		tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcs-qemu-src.XXXXXX")
+		(cd "$tmp" && apt-get "${o[@]}" -q source --download-only "qemu=$ver" >&2) ||
+			{ rm -rf "$tmp"; die "cannot download the source of qemu $ver"; }
+		orig=$(ls "$tmp"/qemu_*.orig.tar.* 2>/dev/null | head -1)
+		[[ -n $orig ]] || { rm -rf "$tmp"; die "no upstream tarball in the qemu $ver source"; }
+		tar -xf "$orig" -C "$tmp" --wildcards '*/include/qemu/qemu-plugin.h' ||
+			{ rm -rf "$tmp"; die "no include/qemu/qemu-plugin.h in $orig"; }
+		mkdir -p "$dir"
+		cp "$tmp"/*/include/qemu/qemu-plugin.h "$dir/"
+		rm -rf "$tmp"
+	fi
+	echo "$dir"
+}
+
+hdr=$(qemu_plugin_header)
+gcc -O2 -Wall -shared -fPIC -I"$hdr" -o "$P/tbcount.so" "$here/profile/tbcount.c" ||
+	die "the plugin does not build against $hdr/qemu-plugin.h"
+gcc -static -O2 -Wall -o "$P/bin/mark" "$here/profile/mark.c" || die "mark.c does not build"
+
+read -r name _ _ <<<"$(mcs_kernel_spec "$kernel")"
+read -r vmlinuz kdir _ <<<"$(mcs_qemu_kernel "$name")"
+[[ -n $kdir ]] || die "kernel $name not available"
+M=$(mcs_build_module "$kdir" "profile-$name")
+
+# the guest's script: per job, one interval of PROFILE_MS and one of twice that
+IFS=';' read -ra joblist <<<"$jobs"
+{
+	echo 'D=/sys/kernel/debug/memcg_stock'
+	echo 'mark=/mcs/selftests/mark'
+	echo 'sleep 2; echo "mode=decoupled duration_ms=200" >$D/bench'
+	echo 'run() {'
+	echo '	$mark; echo "$2" >$D/bench; r=$?; $mark'
+	echo '	if [ $r -eq 0 ]; then echo "MCS-PROFILE $1 $(cat $D/bench)"; else echo "MCS-PROFILE $1 $2 verdict=ERROR"; fi'
+	echo '}'
+	n=0
+	for j in "${joblist[@]}"; do
+		j=$(xargs <<<"$j")
+		[[ -n $j ]] || continue
+		echo "run $n.1 \"$j duration_ms=$ms\""
+		echo "run $n.2 \"$j duration_ms=$((2 * ms))\""
+		n=$((n + 1))
+	done
+	echo 'echo MCS-KALLSYMS-BEGIN'
+	echo "grep ' [tT] ' /proc/kallsyms | gzip -1 | base64"
+	echo 'echo MCS-KALLSYMS-END'
+} >"$P/run.sh"
+printf '%s\n' "${joblist[@]}" >"$P/jobs.txt"
+
+MCS_MIN_CPUS=1 "$here/mkinitramfs.sh" "$P/initramfs.cpio.gz" "$M" "$P/bin" "$P/run.sh"
+log "profile: $n jobs on $kernel, one vCPU, -icount shift=0"
+MCS_ACCEL=tcg QEMU_ICOUNT=shift=0 QEMU_PLUGIN="$P/tbcount.so,out=$P/blocks.txt" \
+	QEMU_TIMEOUT=$((n * 120 + 600)) \
+	"$here/qemu-run.sh" "$vmlinuz" "$P/initramfs.cpio.gz" "$P/console.log" 1 || true
+grep -q '^MCS-VERDICT: PASS' "$P/console.log" ||
+	die "the profile run failed: $(grep '^MCS-VERDICT' "$P/console.log" || echo no verdict) ($P/console.log)"
+python3 "$here/bench-profile.py" "$P" "$blocks" | tee "$P/profile.txt"
