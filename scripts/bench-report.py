@@ -503,6 +503,55 @@ for k, ((rows, meta), (rrows, rmeta)) in wall.items():
                  f"{statistics.median(miss) if miss else float('nan'):>7.1f}  trylock fails "
                  f"{statistics.median(fails):>8.0f}")
 
+# the kernel's own memcg accounting (harness/kernel_cost.c) beside ours, on
+# the same kernel and emulator: every icount guest reads it; the kcost/
+# guests (Debian 7.x) run only the 1-memcg rows of this module besides
+kcost = {}      # kernel -> (kernel_cost line, our rows, meta)
+for k, runs in icount.items():
+    kc = read_kv(os.path.join(bdir, "icount", k, "run1", "kernel_cost.txt"))
+    kcost[k] = (kc[0] if kc else {}, runs[0][0], runs[0][1])
+for k in subdirs(os.path.join(bdir, "kcost")):
+    rows, meta = load(os.path.join(bdir, "kcost", k))
+    kc = read_kv(os.path.join(bdir, "kcost", k, "kernel_cost.txt"))
+    kcost[k] = (kc[0] if kc else {}, rows, meta)
+if kcost:
+    emit()
+    emit("== Beside the kernel's own memcg accounting (qemu -icount shift=0, instructions per "
+         "pair; docs/benchmark.md \"The kernel's own accounting\") ==")
+    emit("  kernel: what GFP_KERNEL_ACCOUNT adds to a kmalloc(64)+kfree pair and to an "
+         "alloc_page+__free_page pair over GFP_KERNEL, from a task in a non-root memcg;")
+    emit("  ours: a charge+uncharge pair of this module (1 client, 1 memcg), less the floor "
+         "(the bench loop and a bare per-CPU add/sub pair)")
+    emit(f"  {'kernel':<22} {'uname':<26} | {'kmalloc acct':>12} {'bytes: dec':>10} "
+         f"{'cpl':>6} {'atomic':>6} | {'page acct':>9} {'pages: dec':>10} {'cpl':>6} "
+         f"{'none':>6}")
+    for k, (kc, rows, meta) in kcost.items():
+        fl = one(rows, workload="floor", mode="decoupled")
+        ours = {(wl, m): one(rows, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0,
+                             nmi="off") - fl
+                for wl in ("bytes", "pages") for m in ("decoupled", "coupled", "none")}
+        if kc.get("verdict") != "PASS":
+            emit(f"  {k:<22} {meta.get('uname', '?'):<26} | kernel_cost: "
+                 f"{kc.get('reason', 'no result') if kc else 'no result'}")
+            continue
+        ka, pa = float(kc["kmalloc_accounting_ns"]), float(kc["page_accounting_ns"])
+        emit(f"  {k:<22} {meta.get('uname', '?'):<26} | {ka:>12.1f} "
+             f"{fmt(ours[('bytes', 'decoupled')], 10)} {fmt(ours[('bytes', 'coupled')], 6)} "
+             f"{fmt(ours[('bytes', 'none')], 6)} | {pa:>9.1f} "
+             f"{fmt(ours[('pages', 'decoupled')], 10)} {fmt(ours[('pages', 'coupled')], 6)} "
+             f"{fmt(ours[('pages', 'none')], 6)}")
+        csvrows.append(["kernel-accounting", k, "", "", "kmalloc64", 1, 1, 0, "off",
+                        "", "", "", "", float(kc["kmalloc_account_ns"]),
+                        float(kc["kmalloc_plain_ns"]), ka])
+        csvrows.append(["kernel-accounting", k, "", "", "page", 1, 1, 0, "off",
+                        "", "", "", "", float(kc["page_account_ns"]),
+                        float(kc["page_plain_ns"]), pa])
+    emit("  Comparable: the same emulator, kernel and instruction counting, a stock hit on "
+         "both sides in the steady state. Not comparable one to one: the kernel's figure is "
+         "a whole accounting (slab hooks, objcg lookup, its stock, vmstat and, for pages, "
+         "the page's memcg_data), ours is the stock's charge+uncharge alone, called directly; "
+         "6.12's stock is coupled (IRQs off), 7.x's is decoupled (local_trylock).")
+
 for k, ((rows, meta), _) in wall.items():
     for name in ("slab-kmem_cache.txt", "slab-kmalloc.txt"):
         pth = os.path.join(bdir, "wall", k, "first", name)
@@ -535,6 +584,7 @@ with open(os.path.join(outdir, "bench.csv"), "w", newline="") as f:
     w.writerows(csvrows)
     f.write("# icount: value_a/value_b = instructions per pair of run 1 / last run, value_c = "
             "cycle estimate; icount-*: value_a = instructions per pair (value_c: estimate); "
+            "kernel-accounting: value_a/b/c = GFP_KERNEL_ACCOUNT / GFP_KERNEL / difference; "
             "wall: value_a/b/c = min/median/max Mops/s\n")
 
 # gnuplot: instructions per pair against clients, per kernel and workload
