@@ -35,6 +35,7 @@ static int __init mcs_module_init(void)
 		goto err_selftest;
 	mcs_bench_init(mcs_debugfs_root);
 	mcs_slab_report_init(mcs_debugfs_root);
+	mcs_kernel_cost_init(mcs_debugfs_root);
 	return 0;
 
 err_selftest:

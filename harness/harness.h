@@ -55,6 +55,9 @@ int mcs_input_key(const char *what, const char *key, const char * const *names,
 /* bench.c */
 void mcs_bench_init(struct dentry *dir);
 
+/* kernel_cost.c: the kernel's own memcg accounting, beside the bench */
+void mcs_kernel_cost_init(struct dentry *dir);
+
 /* stress_files.c: the debugfs stress harness, set up and torn down by module.c */
 int mcs_stress_init(void);
 void mcs_stress_exit(void);

@@ -582,6 +582,59 @@ for k, ((rows, meta), (rrows, rmeta)) in wall.items():
                  f"{statistics.median(miss) if miss else float('nan'):>7.1f}  trylock fails "
                  f"{statistics.median(fails):>8.0f}")
 
+# the kernel's own memcg accounting (harness/kernel_cost.c) beside ours, on
+# the same kernel and emulator: every icount guest reads it; the kcost/
+# guests (Debian 7.x) run only the 1-memcg rows of this module besides
+kcost = {}      # kernel -> (kernel_cost line, our rows, meta)
+kcost_csv = []  # its CSV rows (bench.csv)
+for k, runs in icount.items():
+    kc = read_kv(os.path.join(bdir, "icount", k, "run1", "kernel_cost.txt"))
+    kcost[k] = (kc[0] if kc else {}, runs[0][0], runs[0][1])
+for k in subdirs(os.path.join(bdir, "kcost")):
+    rows, meta = load(os.path.join(bdir, "kcost", k))
+    kc = read_kv(os.path.join(bdir, "kcost", k, "kernel_cost.txt"))
+    kcost[k] = (kc[0] if kc else {}, rows, meta)
+if kcost:
+    emit()
+    emit("== Beside the kernel's own memcg accounting (qemu -icount shift=0, instructions per "
+         "pair; docs/benchmark.md \"The kernel's own accounting\") ==")
+    emit("  kernel: what GFP_KERNEL_ACCOUNT adds to a kmalloc(64)+kfree pair and to an "
+         "alloc_page+__free_page pair over GFP_KERNEL, from a task in a non-root memcg;")
+    emit("  ours: a charge+uncharge pair of this module (1 client, 1 memcg), less the floor "
+         "(the bench loop and a bare per-CPU add/sub pair)")
+    emit(f"  {'kernel':<22} {'uname':<26} | {'kmalloc acct':>12} {'bytes: dec':>10} "
+         f"{'cpl':>6} {'atomic':>6} | {'page acct':>9} {'pages: dec':>10} {'cpl':>6} "
+         f"{'none':>6}")
+    for k, (kc, rows, meta) in kcost.items():
+        fl = one(rows, workload="floor", mode="decoupled")
+        ours = {(wl, m): one(rows, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0,
+                             nmi="off") - fl
+                for wl in ("bytes", "pages") for m in ("decoupled", "coupled", "none")}
+        if kc.get("verdict") != "PASS":
+            emit(f"  {k:<22} {meta.get('uname', '?'):<26} | kernel_cost: "
+                 f"{kc.get('reason', 'no result') if kc else 'no result'}")
+            continue
+        ka, pa = float(kc["kmalloc_accounting_ns"]), float(kc["page_accounting_ns"])
+        emit(f"  {k:<22} {meta.get('uname', '?'):<26} | {ka:>12.1f} "
+             f"{fmt(ours[('bytes', 'decoupled')], 10)} {fmt(ours[('bytes', 'coupled')], 6)} "
+             f"{fmt(ours[('bytes', 'none')], 6)} | {pa:>9.1f} "
+             f"{fmt(ours[('pages', 'decoupled')], 10)} {fmt(ours[('pages', 'coupled')], 6)} "
+             f"{fmt(ours[('pages', 'none')], 6)}")
+        for op, acc, plain, diff in (("kmalloc64", kc["kmalloc_account_ns"],
+                                      kc["kmalloc_plain_ns"], ka),
+                                     ("page", kc["page_account_ns"], kc["page_plain_ns"], pa)):
+            kcost_csv.append(dict(part="kernel-accounting", kernel=k, accel=meta.get("accel", ""),
+                                  workload=op, clients=1, memcgs=1,
+                                  kernel_account_insns_per_pair=f"{float(acc):.1f}",
+                                  kernel_plain_insns_per_pair=f"{float(plain):.1f}",
+                                  kernel_accounting_insns_per_pair=f"{diff:.1f}",
+                                  verdict=kc.get("verdict", "")))
+    emit("  Comparable: the same emulator, kernel and instruction counting, a stock hit on "
+         "both sides in the steady state. Not comparable one to one: the kernel's figure is "
+         "a whole accounting (slab hooks, objcg lookup, its stock, vmstat and, for pages, "
+         "the page's memcg_data), ours is the stock's charge+uncharge alone, called directly; "
+         "6.12's stock is coupled (IRQs off), 7.x's is decoupled (local_trylock).")
+
 for k, ((rows, meta), _) in wall.items():
     for name in ("slab-kmem_cache.txt", "slab-kmalloc.txt"):
         pth = os.path.join(bdir, "wall", k, "first", name)
@@ -616,7 +669,8 @@ CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "sh
             "nmi_ops", "errors", "prim_irqsave_ns", "prim_preempt_ns", "prim_trylock_ns",
             "prim_atomic_ns", "pmu", "pmu_want", "pmu_error", "pmu_cpus", "pmu_insns_per_pair",
             "pmu_cycles_per_pair", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair",
-            "pmu_scaled", "verdict"]
+            "pmu_scaled", "kernel_account_insns_per_pair", "kernel_plain_insns_per_pair",
+            "kernel_accounting_insns_per_pair", "verdict"]
 
 
 def csv_rows(part, kernel, guest, d, icount_part):
@@ -653,6 +707,8 @@ with open(os.path.join(outdir, "bench.csv"), "w", newline="") as f:
     for k in subdirs(os.path.join(bdir, "wall")):
         for g in subdirs(os.path.join(bdir, "wall", k)):
             w.writerows(csv_rows("wall", k, g, os.path.join(bdir, "wall", k, g), False))
+    for r in kcost_csv:
+        w.writerow([r.get(k, "") for k in CSV_KEYS])
 
 # env.txt: the facts of the run and of each guest, KEY=VALUE lines
 with open(os.path.join(outdir, "env.txt"), "w") as f:

@@ -31,6 +31,11 @@
 #   BENCH_ICOUNT_KERNELS  icount kernels (default: deb-amd64 deb-rt-amd64)
 #   BENCH_ICOUNT_RUNS     boots per icount kernel (default 2)
 #   BENCH_ICOUNT_MS       guest ms per icount measurement (default 20)
+#   BENCH_KCOST_KERNELS   icount guests that measure the kernel's own memcg
+#                         accounting (harness/kernel_cost.c; every icount
+#                         guest does) beside this module's 1-memcg rows, for
+#                         kernels not in BENCH_ICOUNT_KERNELS (default:
+#                         deb-7.x-amd64 deb-7.x-rt-amd64, Debian's newest 7.x)
 #   BENCH_SCALE_KERNELS   icount guests for the vCPU rows (default:
 #                         deb-amd64+smp1 deb-amd64+smp4)
 #   BENCH_WALL_KERNELS    wall-clock kernels (default: uml deb-amd64)
@@ -62,6 +67,7 @@ ims=${BENCH_ICOUNT_MS:-20}
 iruns=${BENCH_ICOUNT_RUNS:-2}
 icount_kernels=${BENCH_ICOUNT_KERNELS-deb-amd64 deb-rt-amd64}
 scale_kernels=${BENCH_SCALE_KERNELS-deb-amd64+smp1 deb-amd64+smp4}
+kcost_kernels=${BENCH_KCOST_KERNELS-deb-7.x-amd64 deb-7.x-rt-amd64}
 wall_kernels=${BENCH_WALL_KERNELS-uml deb-amd64}
 # make bench KERNEL=... KDIR=...: every part on that kernel ("path", lib.sh)
 if [[ -n ${KERNEL:-} ]]; then
@@ -78,6 +84,13 @@ stall=${BENCH_STALL_S:-300}
 B=$MCS_OUT/bench
 rm -rf "$B"
 mkdir -p "$B"
+
+# kcost_jobs: this module's rows to print beside the kernel's accounting
+kcost_jobs() {
+	local wl d="duration_ms=$ims"
+	echo "mode=decoupled clients=1 workload=floor $d"
+	for wl in pages bytes; do emit "clients=1 workload=$wl memcgs=1 $d"; done
+}
 
 # meta DIR KEY=VALUE...: facts about a guest run, for the report
 meta() {
@@ -179,6 +192,12 @@ run_qemu() {
 		echo 'echo "MCS-BENCH-UNAME $(uname -r)"'
 		echo 'echo "MCS-BENCH-CPU $(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -1)"'
 		echo 'cat $D/slab | sed "s/^/MCS-BENCH-SLAB-kmem_cache /"'
+		# the kernel's own accounting (harness/kernel_cost.c), from a task
+		# in a memcg of its own: cgroup v2 with the memory controller
+		echo 'mount -t cgroup2 none /sys/fs/cgroup && echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&'
+		echo '	mkdir /sys/fs/cgroup/mcs-kcost && echo $$ >/sys/fs/cgroup/mcs-kcost/cgroup.procs'
+		echo 'echo "MCS-BENCH-KCOST $(cat $D/kernel_cost)"'
+		echo 'echo $$ >/sys/fs/cgroup/cgroup.procs 2>/dev/null'
 		echo 'n=0'
 		# a boot may leave work behind (seen once on RT: the first rows of one
 		# boot cost 3x): let it finish before the first measured job
@@ -215,6 +234,7 @@ run_qemu() {
 		die "$spec: the benchmark run failed: $(grep '^MCS-VERDICT' "$V/console.log" || echo no verdict)"
 	sed -n 's/^MCS-BENCH //p' "$V/console.log" >"$V/results.txt"
 	sed -n 's/^MCS-BENCH-SLAB-kmem_cache //p' "$V/console.log" >"$V/slab-kmem_cache.txt"
+	sed -n 's/^MCS-BENCH-KCOST //p' "$V/console.log" >"$V/kernel_cost.txt"
 }
 
 # run_any SPEC DIR JOBS: UML or qemu, wall clock
@@ -232,6 +252,11 @@ for k in $icount_kernels; do
 		log "bench: $k under -icount shift=0, run $r/$iruns ($(wc -l <"$B/icount-jobs.txt") jobs)"
 		run_qemu "$k" "$B/icount/$k/run$r" "$B/icount-jobs.txt" shift=0
 	done
+done
+kcost_jobs >"$B/kcost-jobs.txt"
+for k in $kcost_kernels; do
+	log "bench: $k under -icount shift=0 (the kernel's own accounting)"
+	run_qemu "$k" "$B/kcost/$k" "$B/kcost-jobs.txt" shift=0
 done
 for k in $scale_kernels; do
 	read -r _ smp _ <<<"$(mcs_kernel_spec "$k")"

@@ -8,7 +8,8 @@
 #   FLAVOUR          bookworm's newest 6.12 of that flavour (amd64, rt-amd64,
 #                    cloud-amd64): image + headers
 #   SERIES-FLAVOUR   the newest SERIES.* (6.1, 6.12, 7.2, ...) of FLAVOUR in
-#                    any suite: image + headers (6.1-amd64, 6.1-rt-amd64, ...)
+#                    any suite: image + headers (6.1-amd64, 6.1-rt-amd64, ...);
+#                    SERIES N.x is the newest N.* (7.x-amd64, 7.x-rt-amd64)
 #   6.1              bookworm's linux-headers-amd64 (6.1.0-N-amd64): headers
 #                    only (`make compile-6.1`)
 # The ABI is never pinned: it is resolved through the meta package,
@@ -90,21 +91,23 @@ case $want in
 	[[ -n $headers ]] || die "cannot resolve the ABI of linux-headers-amd64 $mver"
 	;;
 *)
-	if [[ $want =~ ^([0-9]+\.[0-9]+)-([a-z0-9-]+)$ ]]; then
+	if [[ $want =~ ^([0-9]+\.[0-9]+|[0-9]+\.x)-([a-z0-9-]+)$ ]]; then
 		series=${BASH_REMATCH[1]} flavour=${BASH_REMATCH[2]}
 	elif [[ $want =~ ^[a-z][a-z0-9-]*$ ]]; then
 		series=6.12 flavour=$want
 	else
 		unknown "expected FLAVOUR or SERIES-FLAVOUR"
 	fi
+	# N.x: any N.* (the prefix without its ".x")
+	sp=${series%.x}
 	meta=linux-image-$series-$flavour
-	mver=$(newest_version "$meta" "$series.")
+	mver=$(newest_version "$meta" "$sp.")
 	if [[ -z $mver ]]; then
 		meta=linux-image-$flavour
-		mver=$(newest_version "$meta" "$series.")
+		mver=$(newest_version "$meta" "$sp.")
 	fi
-	[[ -n $mver ]] || unknown "no linux-image-$series-$flavour, no $series.* linux-image-$flavour"
-	image=$(depends_of "$meta=$mver" | grep -E "^linux-image-$series\\.[0-9].*-$flavour(=|\$)" |
+	[[ -n $mver ]] || unknown "no linux-image-$series-$flavour, no $sp.* linux-image-$flavour"
+	image=$(depends_of "$meta=$mver" | grep -E "^linux-image-$sp\\.[0-9].*-$flavour(=|\$)" |
 		head -1 | sed 's/=.*//')
 	[[ -n $image ]] || die "cannot resolve the ABI of $meta $mver ($(depends_of "$meta=$mver" | tr '\n' ' '))"
 	headers=linux-headers-${image#linux-image-}

@@ -1,18 +1,22 @@
 #!/bin/bash
-# fetch-source.sh SERIES: download Debian's linux-source-SERIES (SERIES "7"
-# means the newest 7.x any configured suite offers) and unpack it once under
-# the cache.  Prints the absolute path of the source tree.
+# fetch-source.sh SERIES [VERSION]: download Debian's linux-source-SERIES
+# (SERIES "7" means the newest 7.x any configured suite offers), or exactly
+# that package VERSION when given, and unpack it once under the cache.
+# Prints the absolute path of the source tree.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-series=${1:?usage: fetch-source.sh 7|6.12}
+series=${1:?usage: fetch-source.sh 7|6.12 [VERSION]}
+want_ver=${2:-}
 debs=$MCS_CACHE/debs
 mkdir -p "$debs"
 
 # Prefer a .deb we already have, so that a moving suite does not force a
 # rebuild; pick the newest version when there is none.
 newest_cached() {
-	{ ls "$debs"/linux-source-"$series"*_all.deb 2>/dev/null || true; } | sort -V | tail -1
+	{ ls "$debs"/linux-source-"$series"*_all.deb 2>/dev/null || true; } |
+		{ if [[ -n $want_ver ]]; then grep -F "_${want_ver}_all.deb"; else cat; fi || true; } |
+		sort -V | tail -1
 }
 mkdir -p "$MCS_CACHE/src"
 # One fetcher per series: the stages of `make check` start together and, on
@@ -30,6 +34,7 @@ if [[ -z $deb ]]; then
 		pkg=linux-source-$series
 	fi
 	[[ -n $pkg ]] || die "no linux-source-$series package in the configured suites"
+	[[ -z $want_ver ]] || pkg+="=$want_ver"
 	log "downloading $pkg"
 	mcs_download "$pkg"
 	deb=$(newest_cached)

@@ -144,7 +144,7 @@ mcs_kernel_spec() {
 # mcs_qemu_kernel NAME: fetch or build a qemu test kernel and print
 # "VMLINUZ KDIR DEBUG" (DEBUG 1: our debug kernels, with KUnit and lockdep)
 mcs_qemu_kernel() {
-	local d
+	local d k
 	case $1 in
 	dbg-generic | dbg-rt | dbg-numa)
 		d=$("$MCS_RIG/build-debug-kernel.sh" "${1#dbg-}") || return 1
@@ -155,7 +155,9 @@ mcs_qemu_kernel() {
 	deb-?*)
 		d=$("$MCS_RIG/fetch-debian-kernel.sh" "${1#deb-}") || return 1
 		[[ -f $d/vmlinuz ]] || die "no $d/vmlinuz"
-		echo "$d/vmlinuz $d/build 0"
+		# 7.x: headers built by a newer gcc than ours, adapted once
+		k=$("$MCS_RIG/adapt-debian-headers.sh" "$d/build") || return 1
+		echo "$d/vmlinuz $k 0"
 		;;
 	*) die "unknown kernel '$1': expected $MCS_KERNEL_NAMES" ;;
 	esac

@@ -5,7 +5,7 @@
 # `make check`.  On our debug kernels the KUnit suites run first (at the
 # guest's vCPU and node count).  Fails unless every run says verdict=PASS,
 # the fuzzer passes, every KUnit case passes and the console stays clean.
-#   SOAK_RUNS     runs per kernel (default 3: 12 kernels x 3 runs is about
+#   SOAK_RUNS     runs per kernel (default 3: 14 kernels x 3 runs is over
 #                 an hour on 2 cores; more runs for a longer soak)
 #   SOAK_KERNELS  uml (the SMP debug UML kernel, 2 CPUs: make check boots
 #                 the UP one) and qemu kernels by name (lib.sh, mcs_qemu_kernel),
@@ -13,6 +13,7 @@
 #                 default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
 #                 deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8
 #                 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4
+#                 deb-7.x-amd64 deb-7.x-rt-amd64 (Debian's newest 7.x)
 #                 (8 vCPUs on a 2-core host: qemu-run.sh uses thread=single;
 #                 NUMA: 2 and 4 nodes, 1 GiB split evenly; dbg-numa runs the
 #                 KUnit node-locality case on 4 real nodes); with KERNEL=
@@ -29,7 +30,7 @@ runs=${SOAK_RUNS:-3}
 fuzz_s=${SOAK_FUZZ_SECONDS:-60}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "SOAK_FUZZ_SECONDS=$fuzz_s is not a number"
 S=$MCS_OUT/soak
-soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4'
+soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4 deb-7.x-amd64 deb-7.x-rt-amd64'
 # make soak KERNEL=... KDIR=...: that kernel alone ("path", lib.sh)
 [[ -n ${KERNEL:-} ]] && soak_default=path
 kernels=(${SOAK_KERNELS:-$soak_default})
