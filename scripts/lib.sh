@@ -77,17 +77,18 @@ mcs_build_module() {
 	# a module that stops building must not be replaced by a stale one
 	rm -f "$dst"/*.ko "$dst"/kunit/*.ko
 	log "building module against $kdir ($name)"
+	# -j: some 30 files per module; vmtest builds one per kernel, in turn
 	# Kbuild decides -mfentry with a compiler probe ($(call cc-option-yn,
 	# -mfentry)); on a loaded host that probe has come out "no" now and
 	# then (seen on 6.12 and 7.x headers, never reproduced alone), and the
 	# build stops at asm/ftrace.h's "Compiler does not support fentry?".
 	# Such a build is retried once, said so; any other failure is final.
 	local blog=$dst/.mcs-build.log
-	if ! make -s -C "$kdir" M="$dst" "$@" modules > "$blog" 2>&1; then
+	if ! make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules > "$blog" 2>&1; then
 		if grep -q 'Compiler does not support fentry' "$blog"; then
 			mv "$blog" "$blog.fentry"
 			log "WARNING: Kbuild's -mfentry probe failed ($name, log $blog.fentry); building once more"
-			make -s -C "$kdir" M="$dst" "$@" modules > "$blog" 2>&1 ||
+			make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules > "$blog" 2>&1 ||
 				{ cat "$blog" >&2; die "module build against $kdir failed"; }
 		else
 			cat "$blog" >&2
