@@ -97,7 +97,7 @@ if ((nodes > 1)); then
 		numa_args+=(-numa "cpu,node-id=$i,socket-id=$i")
 	done
 fi
-append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 ${QEMU_APPEND:-}"
+append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 softlockup_all_cpu_backtrace=1 ${QEMU_APPEND:-}"
 
 mkdir -p "$(dirname "$logf")"
 log "qemu: accel=$accel smp=$smp numa=$nodes icount=${QEMU_ICOUNT:-off} ($(basename "$kernel"))"
