@@ -71,13 +71,13 @@ fi
 C=$M/examples
 [[ -f $C/Makefile ]] || die "api-check: no $C/Makefile in the build copy"
 rm -f "$C"/*.o "$C"/*.ko
-if ! make -C "$C" KDIR="$B" > "$M/client-public.log" 2>&1 || [[ ! -f $C/mcs_client.ko ]]; then
+if ! mcs_kdir_lock "$B" make -C "$C" KDIR="$B" > "$M/client-public.log" 2>&1 || [[ ! -f $C/mcs_client.ko ]]; then
 	cat "$M/client-public.log" >&2
 	echo "api-check: make -C examples KDIR=$B: a client of the public header does not build" >&2
 	fail=1
 fi
 rm -f "$C"/*.o "$C"/*.ko
-if make -C "$C" KDIR="$B" MCS_CLIENT_CFLAGS=-DMCS_CLIENT_USES_INTERNALS > "$M/client-internal.log" 2>&1 ||
+if mcs_kdir_lock "$B" make -C "$C" KDIR="$B" MCS_CLIENT_CFLAGS=-DMCS_CLIENT_USES_INTERNALS > "$M/client-internal.log" 2>&1 ||
 	! grep -q "mcs_memcg_cache.*MEMCG_STOCK_INTERNAL.*does not import" "$M/client-internal.log"; then
 	cat "$M/client-internal.log" >&2
 	echo "api-check: a client reached an internal symbol without importing its namespace" >&2

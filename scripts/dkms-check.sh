@@ -25,7 +25,7 @@ rm -rf "$D"
 mkdir -p "$D/tree" "$D/src" "$D/lib/$kver"
 
 # 1. make dkms-install
-make -C "$MCS_SRC" dkms-install KDIR="$kdir" DKMS_SRC="$D/src" \
+mcs_kdir_lock "$kdir" make -C "$MCS_SRC" dkms-install KDIR="$kdir" DKMS_SRC="$D/src" \
 	DKMS="dkms --dkmstree $D/tree --installtree $D/lib --no-depmod" >&2 ||
 	{ cat "$D/tree/memcg_stock/$ver/build/make.log" >&2 2>/dev/null; die "make dkms-install failed"; }
 copy=$D/src/memcg_stock-$ver
@@ -44,7 +44,7 @@ W=$D/work
 mkdir -p "$W"
 rsync -a --exclude=.git/ --exclude=.out/ --exclude=bench-results/ "$MCS_SRC/" "$W/"
 make -C "$W" clean > /dev/null
-make -C "$W" install KDIR="$kdir" DESTDIR="$I" >&2 || die "make install DESTDIR=$I failed"
+mcs_kdir_lock "$kdir" make -C "$W" install KDIR="$kdir" DESTDIR="$I" >&2 || die "make install DESTDIR=$I failed"
 m=$I/lib/modules/$kver
 missing=()
 for f in "$m/updates/memcg_stock.ko" "$m/modules.dep" "$I/usr/src/memcg_stock/$kver/memcg_stock.h" \

@@ -60,6 +60,25 @@ MCS_SPLAT_OK=$(mcs_re_file "$MCS_SRC/selftests/splat-ok.re")
 # Boot banners of the debug kernels that contain a pattern above.
 MCS_SPLAT_BENIGN=${MCS_SPLAT_BENIGN:-'RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'}
 
+# mcs_kdir_lock KDIR COMMAND...: run COMMAND holding KDIR's build lock.
+# Module builds against one kernel build tree at the same time go wrong now
+# and then: with six concurrent `make -C KDIR M=<own dir>` of a one-line
+# module against Debian's 6.12 headers, one in six to eighteen came out with
+# a wrong compiler probe (a cc-option of `-fstrict-flex-arrays=3` taken as
+# supported by gcc-12, after which the `-mfentry` probe fails and
+# asm/ftrace.h stops the build: "Compiler does not support fentry?").  The
+# same builds one at a time never failed.  Every build the rig runs against
+# a tree (vmtest, lint, compile-check, dkms-check, make install, examples)
+# takes this lock.
+mcs_kdir_lock() {
+	local kdir key
+	kdir=$(readlink -f "$1")
+	shift
+	key=$(printf '%s' "$kdir" | sha256sum | cut -c1-16)
+	mkdir -p "$MCS_CACHE/locks"
+	flock "$MCS_CACHE/locks/kbuild-$key" "$@"
+}
+
 # mcs_build_module KDIR NAME [make args...]: copy the module sources into
 # $MCS_OUT/build/NAME (one copy per target kernel: Kbuild objects are not
 # shareable; the Makefiles come along, for make -C examples there) and
@@ -78,24 +97,8 @@ mcs_build_module() {
 	rm -f "$dst"/*.ko "$dst"/kunit/*.ko
 	log "building module against $kdir ($name)"
 	# -j: some 30 files per module; vmtest builds one per kernel, in turn
-	# Kbuild decides -mfentry with a compiler probe ($(call cc-option-yn,
-	# -mfentry)); on a loaded host that probe has come out "no" now and
-	# then (seen on 6.12 and 7.x headers, never reproduced alone), and the
-	# build stops at asm/ftrace.h's "Compiler does not support fentry?".
-	# Such a build is retried once, said so; any other failure is final.
-	local blog=$dst/.mcs-build.log
-	if ! make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules > "$blog" 2>&1; then
-		if grep -q 'Compiler does not support fentry' "$blog"; then
-			mv "$blog" "$blog.fentry"
-			log "WARNING: Kbuild's -mfentry probe failed ($name, log $blog.fentry); building once more"
-			make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules > "$blog" 2>&1 ||
-				{ cat "$blog" >&2; die "module build against $kdir failed"; }
-		else
-			cat "$blog" >&2
-			die "module build against $kdir failed"
-		fi
-	fi
-	cat "$blog" >&2
+	mcs_kdir_lock "$kdir" make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules >&2 ||
+		die "module build against $kdir failed"
 	echo "$dst"
 }
 
