@@ -4,7 +4,7 @@
 # serial console written to LOG; its first line names the accelerator.  CRs are stripped and every other byte but printable ASCII, tab and
 # newline becomes '?', so grep never takes the log for binary (a kernel
 # message can echo raw user bytes).  SMP defaults to 2 (vCPUs above the
-# host's cores need thread=single: see test-rig.md).
+# host's cores need thread=single: more TCG threads than cores starve vCPUs).
 #
 # The exit status is qemu's (124 when the hard timeout hit): a kernel panic
 # also ends with status 0 (panic=-1 -no-reboot), so callers judge the run by

@@ -283,7 +283,7 @@ run_kernel() {
 		fi
 		# One retry, only for a failure that is not ours: a kernel crash
 		# with no memcg_stock frame in it or a CPU state no real CPU can be
-		# in (TCG has rare emulation faults, test-rig.md), or an RCU stall
+		# in (TCG has rare emulation faults), or an RCU stall
 		# reported before memcg_stock was even loaded (a host too loaded
 		# to run the guest's timers: seen at boot, 41 s into dbg-rt, beside
 		# a concurrent make bench).  An oops in our code, a stall once the

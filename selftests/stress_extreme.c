@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memcg_stock stress, extreme configs and honest reports:
- *  - every value at its extreme (the config of issue 11 that stalled RCU on
+ *  - every value at its extreme (a config that once stalled RCU on
  *    UML: 354 s of wall time for a 3 s case) must finish within its
  *    duration plus a bounded overhead, PASS, leave no RCU stall or hung
  *    task in the kernel log, and leave the task workers their share of the
