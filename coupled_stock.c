@@ -268,26 +268,17 @@ bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
 }
 
 /*
- * Refill @nr_bytes (and account @acct bytes when @account).  Returns the
- * number of whole pages the caller must uncharge after this returns.
+ * Under the stock's section: put @nr_bytes of @objcg into this CPU's slot
+ * (taking the slot over from another objcg), account @acct bytes when
+ * @account, and return the whole pages the caller must uncharge.
  */
-unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
-				    bool allow_uncharge, bool account, int acct,
-				    int nid, enum mcs_slab_item item, bool noirq)
+static __always_inline unsigned int
+coupled_obj_add(struct mcs_coupled_stock *stock, struct mcs_objcg *objcg,
+		unsigned int nr_bytes, bool allow_uncharge, bool account, int acct,
+		int nid, enum mcs_slab_item item)
 {
-	struct mcs_coupled_stock *stock;
 	unsigned int nr_pages = 0;
-	unsigned long flags;
 
-	mcs_assert_mode_fence();
-	if (!coupled_usable(noirq)) {
-		mcs_objcg_add_leftover(objcg, nr_bytes & (PAGE_SIZE - 1));
-		if (account)
-			mcs_objcg_mod_stat(objcg, nid, item, acct);
-		return nr_bytes >> PAGE_SHIFT;
-	}
-	coupled_lock(noirq, &flags);
-	stock = this_cpu_ptr(&mcs_coupled_stock);
 	if (stock->cached_objcg != objcg) {
 		coupled_drain_obj(stock, true);
 		mcs_objcg_get(objcg);
@@ -302,6 +293,30 @@ unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_byt
 		nr_pages = stock->nr_bytes >> PAGE_SHIFT;
 		stock->nr_bytes &= PAGE_SIZE - 1;
 	}
+	return nr_pages;
+}
+
+/*
+ * Refill @nr_bytes (and account @acct bytes when @account).  Returns the
+ * number of whole pages the caller must uncharge after this returns.
+ */
+unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				    bool allow_uncharge, bool account, int acct,
+				    int nid, enum mcs_slab_item item, bool noirq)
+{
+	unsigned int nr_pages = 0;
+	unsigned long flags;
+
+	mcs_assert_mode_fence();
+	if (!coupled_usable(noirq)) {
+		mcs_objcg_add_leftover(objcg, nr_bytes & (PAGE_SIZE - 1));
+		if (account)
+			mcs_objcg_mod_stat(objcg, nid, item, acct);
+		return nr_bytes >> PAGE_SHIFT;
+	}
+	coupled_lock(noirq, &flags);
+	nr_pages = coupled_obj_add(this_cpu_ptr(&mcs_coupled_stock), objcg, nr_bytes,
+				   allow_uncharge, account, acct, nid, item);
 	coupled_unlock(noirq, flags);
 	return nr_pages;
 }
@@ -317,7 +332,6 @@ int mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes
 				  enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
-	struct mcs_coupled_stock *stock;
 	unsigned int nr_pages = 0;
 	unsigned long flags;
 
@@ -328,18 +342,8 @@ int mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes
 		coupled_unlock(noirq, flags);
 		return -1;
 	}
-	stock = this_cpu_ptr(&mcs_coupled_stock);
-	if (stock->cached_objcg != objcg) {
-		coupled_drain_obj(stock, true);
-		mcs_objcg_get(objcg);
-		WRITE_ONCE(stock->cached_objcg, objcg);
-		stock->nr_bytes = atomic_xchg(&objcg->nr_charged_bytes, 0);
-	}
-	stock->nr_bytes += nr_bytes;
-	if (stock->nr_bytes > PAGE_SIZE) {
-		nr_pages = stock->nr_bytes >> PAGE_SHIFT;
-		stock->nr_bytes &= PAGE_SIZE - 1;
-	}
+	nr_pages = coupled_obj_add(this_cpu_ptr(&mcs_coupled_stock), objcg, nr_bytes,
+				   true, false, 0, NUMA_NO_NODE, 0);
 	coupled_unlock(noirq, flags);
 	return nr_pages;
 }

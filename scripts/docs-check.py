@@ -5,7 +5,8 @@ true of this tree.  Checks README.md, docs/*.md and CHANGELOG.md and fails
 (exit 1, one line per finding: FILE:LINE: what) on
 
   - a reference outside the repository: a path into another checkout or a
-    host's home (/work/, /root/, /home/NAME, ../shared), or a relative link
+    host's home (/work/, /root/, /home/NAME, a sibling checkout beside the
+    tree), or a relative link
     that leaves the tree;
   - a dead relative link, or a #fragment that names no heading of its file;
   - in README.md and docs/ (not CHANGELOG.md, which is history, and not the
