@@ -77,7 +77,6 @@
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
@@ -87,6 +86,7 @@
 #include <linux/sched/prio.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -162,6 +162,7 @@ struct bench_client {
 struct bench_irq {
 	struct bench_run *run;
 	struct hrtimer timer;
+	call_single_data_t csd;
 	u64 ops;
 	u64 fires;
 	u64 nmi_ops;
@@ -184,6 +185,8 @@ struct bench_irq {
  * @pmu: the perf counters of the client CPUs (pmu=hw|sw)
  * @wq: clients sleep here while @phase does not concern them
  * @phase: enum bench_phase
+ * @arming: CPUs whose interrupt timer is not armed yet, plus one
+ * @armed: completed when the last of them is
  * @loading: clients that have not left the load loop yet
  * @stopped: completed by the last client to leave the load loop
  * @exited: completed by every client on its way out
@@ -207,6 +210,8 @@ struct bench_run {
 	struct mcs_bench_pmu pmu;
 	struct wait_queue_head wq;
 	int phase;
+	atomic_t arming;
+	struct completion armed;
 	atomic_t loading;
 	struct completion stopped;
 	struct completion exited;
@@ -343,8 +348,15 @@ static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
 	struct bench_run *run = irq->run;
 	int i, next;
 
-	if (READ_ONCE(run->phase) >= BENCH_STOP)
+	switch (READ_ONCE(run->phase)) {
+	case BENCH_SETUP:
+		/* armed before the load starts: idle until it does */
+		goto forward;
+	case BENCH_LOAD:
+		break;
+	default:
 		return HRTIMER_NORESTART;
+	}
 	irq->fires++;
 	if (run->p.hardirq)
 		for (i = 0; i < 4; i++, irq->ops++)
@@ -356,16 +368,49 @@ static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
 		if (mcs_nmi_raise(next))
 			irq->nmi_sent++;
 	}
+forward:
 	hrtimer_forward_now(t, ns_to_ktime(BENCH_IRQ_PERIOD_NS));
 	return HRTIMER_RESTART;
 }
 
-static void bench_irq_start(void *arg)
+/* On the CPU of @arg, from its IPI (or locally with IRQs off). */
+static void bench_irq_arm_one(void *arg)
 {
-	struct bench_run *run = arg;
+	struct bench_irq *irq = arg;
 
-	hrtimer_start(&run->irq[smp_processor_id()].timer, ns_to_ktime(BENCH_IRQ_PERIOD_NS),
+	hrtimer_start(&irq->timer, ns_to_ktime(BENCH_IRQ_PERIOD_NS),
 		      HRTIMER_MODE_REL_PINNED_HARD);
+	if (atomic_dec_and_test(&irq->run->arming))
+		complete(&irq->run->armed);
+}
+
+/*
+ * Start the interrupt timer of every online CPU, before the load begins.
+ * The writer sleeps until every CPU has run its call, instead of spinning
+ * in on_each_cpu() with preemption off: under qemu -icount a CPU busy
+ * with a client was seen to answer the function-call IPI only after
+ * seconds (once 26 s, a soft lockup of the spinning writer).  A CPU that
+ * goes offline meanwhile runs its queued call on its way down; one that
+ * is offline already refuses it, and a timer migrated off a dying CPU
+ * keeps firing on another: neither changes what is measured (operations
+ * and time are counted only in BENCH_LOAD).
+ */
+static void bench_irq_arm(struct bench_run *run)
+{
+	int cpu;
+
+	atomic_set(&run->arming, 1);
+	init_completion(&run->armed);
+	for_each_online_cpu(cpu) {
+		struct bench_irq *irq = &run->irq[cpu];
+
+		INIT_CSD(&irq->csd, bench_irq_arm_one, irq);
+		atomic_inc(&run->arming);
+		if (smp_call_function_single_async(cpu, &irq->csd))
+			atomic_dec(&run->arming);
+	}
+	if (!atomic_dec_and_test(&run->arming))
+		wait_for_completion(&run->armed);
 }
 
 static unsigned long memcg_events(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
@@ -545,6 +590,23 @@ stop:
 	return ret;
 }
 
+/*
+ * Sleep @ms milliseconds on an hrtimer of this CPU, so that the wakeup is
+ * local.  msleep()'s timer-wheel timer may expire on another CPU, whose
+ * wakeup of this task then takes an IPI: under qemu -icount, with the
+ * interrupt load running, such IPIs were seen to arrive seconds late
+ * (a measurement of 20 ms lasted 3.7 s).
+ */
+static void bench_sleep_ms(unsigned int ms)
+{
+	ktime_t end = ktime_add_ms(ktime_get(), ms);
+
+	do {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		schedule_hrtimeout(&end, HRTIMER_MODE_ABS_PINNED);
+	} while (ktime_before(ktime_get(), end));
+}
+
 /* Load for p.duration_ms, then stop every client and timer. */
 static void bench_measure(struct bench_run *run)
 {
@@ -558,13 +620,13 @@ static void bench_measure(struct bench_run *run)
 
 		run->nmi = !ret ? "on" : ret == -EOPNOTSUPP ? "unsupported" : "busy";
 	}
+	if (run->p.hardirq || !strcmp(run->nmi, "on"))
+		bench_irq_arm(run);
 	mcs_bench_pmu_start(&run->pmu);
 	t0 = ktime_get_ns();
 	WRITE_ONCE(run->phase, BENCH_LOAD);
 	wake_up_all(&run->wq);
-	if (run->p.hardirq || !strcmp(run->nmi, "on"))
-		on_each_cpu(bench_irq_start, run, 1);
-	msleep(run->p.duration_ms);
+	bench_sleep_ms(run->p.duration_ms);
 	WRITE_ONCE(run->phase, BENCH_STOP);
 	run->ns = ktime_get_ns() - t0;
 	mcs_bench_pmu_stop(&run->pmu);

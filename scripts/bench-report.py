@@ -590,8 +590,10 @@ kcost_csv = []  # its CSV rows (bench.csv)
 for k, runs in icount.items():
     kc = read_kv(os.path.join(bdir, "icount", k, "run1", "kernel_cost.txt"))
     kcost[k] = (kc[0] if kc else {}, runs[0][0], runs[0][1])
+kcost_rows = 0  # rows of the kcost guests (the icount guests' are counted there)
 for k in subdirs(os.path.join(bdir, "kcost")):
     rows, meta = load(os.path.join(bdir, "kcost", k))
+    kcost_rows += len(rows)
     kc = read_kv(os.path.join(bdir, "kcost", k, "kernel_cost.txt"))
     kcost[k] = (kc[0] if kc else {}, rows, meta)
 if kcost:
@@ -645,7 +647,7 @@ for k, ((rows, meta), _) in wall.items():
 
 nrows = sum(len(rs) for runs in icount.values() for rs, _ in runs) + \
     sum(len(rs) for rs, _ in scale.values()) + \
-    sum(len(a[0]) + len(b[0]) for a, b in wall.values())
+    sum(len(a[0]) + len(b[0]) for a, b in wall.values()) + kcost_rows
 emit()
 emit(f"measurements: {nrows}, invariant failures: {len(bad)}, job lines the bench refused: "
      f"{len(refused)}, result lines cut by a kernel message on the console (not counted): "

@@ -43,7 +43,8 @@ depends_of() {
 	mcs_apt apt-cache show "$1" | sed -n 's/^Depends: //p' | head -1 | tr ',' '\n' |
 		sed -E 's/^ *//; s/ *\| .*//; s/ \(= ([^)]*)\)/=\1/; s/ \(.*\)//'
 }
-# every KERNEL argument the archive can give: FLAVOUR (6.12) and SERIES-FLAVOUR
+# every KERNEL argument the archive can give: FLAVOUR (6.12), SERIES-FLAVOUR
+# and N.x-FLAVOUR
 list_kernels() {
 	local meta series flavour
 	mcs_apt apt-cache pkgnames linux-image- |
@@ -58,6 +59,12 @@ list_kernels() {
 				mcs_apt apt-cache madison "$meta" | awk -F' *[|] *' '{ print $2 }' |
 					sed -nE 's/^([0-9]+\.[0-9]+)\..*/\1/p' | sort -u |
 					sed "s/\$/-$flavour/"
+			fi
+		done | while read -r k; do
+			# N.x-FLAVOUR: the newest N.* (deb-7.x-amd64 in VM_KERNELS)
+			echo "$k"
+			if [[ $k =~ ^([0-9]+)\.[0-9]+-(.*)$ ]]; then
+				echo "${BASH_REMATCH[1]}.x-${BASH_REMATCH[2]}"
 			fi
 		done | sort -u -V
 }

@@ -99,10 +99,11 @@ selftests=
 if [ -z "$runscript" ]; then
 	for t in "$stdir"/*; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
+		# names only (the directory may contain blanks); ours have none
 		case ${t##*/} in
-		*.sh | *.re | *.c | *.h | Makefile) continue ;;
+		*.sh | *.re | *.c | *.h | Makefile | *[[:space:]]*) continue ;;
 		esac
-		selftests="$selftests $t"
+		selftests="$selftests ${t##*/}"
 	done
 	[ -n "$selftests" ] || skip_all "no selftest programs in $stdir: build them (make -C selftests)"
 else
@@ -282,9 +283,9 @@ if [ -n "$runscript" ]; then
 else
 	for t in $selftests; do
 		if [ $rc -eq 0 ]; then
-			run_one "${t##*/}" "$t"
+			run_one "$t" "$stdir/$t"
 		else
-			skip "selftest ${t##*/}" "memcg_stock.ko did not load"
+			skip "selftest $t" "memcg_stock.ko did not load"
 		fi
 	done
 fi
