@@ -77,6 +77,7 @@
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
@@ -590,23 +591,6 @@ stop:
 	return ret;
 }
 
-/*
- * Sleep @ms milliseconds on an hrtimer of this CPU, so that the wakeup is
- * local.  msleep()'s timer-wheel timer may expire on another CPU, whose
- * wakeup of this task then takes an IPI: under qemu -icount, with the
- * interrupt load running, such IPIs were seen to arrive seconds late
- * (a measurement of 20 ms lasted 3.7 s).
- */
-static void bench_sleep_ms(unsigned int ms)
-{
-	ktime_t end = ktime_add_ms(ktime_get(), ms);
-
-	do {
-		set_current_state(TASK_UNINTERRUPTIBLE);
-		schedule_hrtimeout(&end, HRTIMER_MODE_ABS_PINNED);
-	} while (ktime_before(ktime_get(), end));
-}
-
 /* Load for p.duration_ms, then stop every client and timer. */
 static void bench_measure(struct bench_run *run)
 {
@@ -626,7 +610,7 @@ static void bench_measure(struct bench_run *run)
 	t0 = ktime_get_ns();
 	WRITE_ONCE(run->phase, BENCH_LOAD);
 	wake_up_all(&run->wq);
-	bench_sleep_ms(run->p.duration_ms);
+	msleep(run->p.duration_ms);
 	WRITE_ONCE(run->phase, BENCH_STOP);
 	run->ns = ktime_get_ns() - t0;
 	mcs_bench_pmu_stop(&run->pmu);
