@@ -28,6 +28,7 @@ static const char * const mode_names[NR_MCS_MODES] = {
 	[MCS_MODE_COUPLED] = "coupled",
 	[MCS_MODE_NONE] = "none",
 	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
+	[MCS_MODE_DECOUPLED_OWNER] = "decoupled-owner",
 };
 
 /* The contract of the three exported functions is in memcg_stock.h. */
@@ -66,11 +67,13 @@ int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 	 * (IRQs off, preemption off) that do not exclude each other: during
 	 * the grace period of a direct switch, a task still in a section of
 	 * the one could be interrupted by a charge that reads the other and
-	 * enters the same struct.  Between the two the mode is "none", which
-	 * has no stock, for a grace period of its own.  (A preempt- or
-	 * IRQ-disabled section is a reader for synchronize_rcu().)
+	 * enters the same struct.  So do "decoupled" and "decoupled-owner"
+	 * (local_trylock_t, the owner byte: see stock_owner.h).  Between the
+	 * two the mode is "none", which has no stock, for a grace period of
+	 * its own.  (A preempt- or IRQ-disabled section is a reader for
+	 * synchronize_rcu(), and so is a spinlock section on PREEMPT_RT.)
 	 */
-	if (mcs_mode_is_coupled(old) && mcs_mode_is_coupled(mode) && old != mode) {
+	if (mcs_mode_stocks(old) == mcs_mode_stocks(mode) && old != mode) {
 		WRITE_ONCE(mcs_stock_mode_cur, MCS_MODE_NONE);
 		synchronize_rcu();
 		mcs_drain_all_stock(mcs_root_memcg(), true);
