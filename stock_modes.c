@@ -12,6 +12,8 @@
 
 /* read inline on the charge paths: mcs_stock_mode_now() */
 enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;
+/* for the KUnit module only: it enters sections of stock_owner.h */
+EXPORT_SYMBOL_NS_GPL(mcs_stock_mode_cur, MCS_NS);
 
 /* stocks of bytes first: draining them hands pages to the stocks of pages */
 const struct mcs_stock_kind *const mcs_stock_kinds[] = {
