@@ -710,9 +710,7 @@ static void drain_local_memcg_stock(struct work_struct *work)
 	if (WARN_ONCE(!in_task(), "memcg_stock: %s in atomic context\n", __func__))
 		return;
 
-	/* both exclusions, whatever the mode: see stock_owner.h */
-	migrate_disable();
-	mcs_owner_lock_wait(&mcs_memcg_stock.owner);
+	/* excludes the sections of "decoupled-owner" too: see stock_owner.h */
 	local_lock(&mcs_memcg_stock.lock);
 	/*
 	 * A work item queued for a CPU that went offline before it ran is
@@ -723,8 +721,6 @@ static void drain_local_memcg_stock(struct work_struct *work)
 		drain_stock_fully(stock, MCS_DRAIN_ALL);
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 	local_unlock(&mcs_memcg_stock.lock);
-	mcs_owner_unlock_wait(&mcs_memcg_stock.owner);
-	migrate_enable();
 }
 
 /*

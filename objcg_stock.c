@@ -775,17 +775,13 @@ static void drain_local_obj_stock(struct work_struct *work)
 	if (WARN_ONCE(!in_task(), "memcg_stock: obj stock drain in atomic context\n"))
 		return;
 
-	/* both exclusions, whatever the mode: see stock_owner.h */
-	migrate_disable();
-	mcs_owner_lock_wait(&mcs_obj_stock.owner);
+	/* excludes the sections of "decoupled-owner" too: see stock_owner.h */
 	local_lock(&mcs_obj_stock.lock);
 	/* Run elsewhere because its CPU went down: hotplug drains that one. */
 	if (stock == this_cpu_ptr(&mcs_obj_stock))
 		drain_obj_stock(stock);
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 	local_unlock(&mcs_obj_stock.lock);
-	mcs_owner_unlock_wait(&mcs_obj_stock.owner);
-	migrate_enable();
 }
 
 /* Does @cpu's obj stock cache an objcg charging @root's subtree? */

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The exclusion of stock mode "decoupled-owner": the decoupled stocks,
- * their data and their code, guarded by a per-CPU owner byte in each
- * stock (->owner) in place of its local_trylock_t (->lock).
+ * their data and their code, under a section of the module's own in place
+ * of the local_trylock_t trylock (->lock), with a per-CPU owner byte in
+ * each stock (->owner).
  *
  * Why: on PREEMPT_RT a local_trylock_t is a per-CPU spinlock_t, and its
  * trylock and unlock are an rtmutex trylock with a migrate_disable() pair
  * and an RCU section around it: about 120 instructions a pair, twice per
  * charge+uncharge, more than charging the counters directly costs.
  *
- * The protocol, the same on every kernel:
+ * The protocol, the same on every kernel (it is what local_trylock_t is on
+ * !PREEMPT_RT, used on PREEMPT_RT as well):
  *  - A section (mcs_owner_trylock()) disables preemption, finds the owner
  *    byte clear and the stock's local_trylock_t free, sets the byte and
  *    checks that the mode is still "decoupled-owner"; any other answer is
@@ -20,37 +22,38 @@
  *    the byte cleared and preemption enabled.
  *  - Preemption stays off for the section, on PREEMPT_RT too: a section
  *    is a slot scan on a hit and, at worst, the drain of one slot per
- *    stock (an eviction), with nothing that sleeps.  It is no longer than
- *    the sections in which PREEMPT_RT's memcg statistics disable
- *    preemption (memcg_stats_lock()).  A preemptible section would need
- *    a migrate_disable() pair (a call each way on 6.12) and an explicit
- *    RCU section for the mode fence: what this mode saves.
+ *    stock (an eviction), with nothing that sleeps.  PREEMPT_RT's own
+ *    memcg statistics disable preemption for sections of that size
+ *    (memcg_stats_lock()).  A preemptible section would need a
+ *    migrate_disable() pair (a call each way on 6.12) and an explicit RCU
+ *    section for the mode fence: what this mode saves.
  *  - On PREEMPT_RT, hardirq and NMI callers always find the stock busy,
- *    as with local_trylock_t there.  Elsewhere an interrupt that finds the
- *    byte set (it interrupted a section) falls back, like a failed
- *    local_trylock().
- *  - The drains are the blocking users (mcs_owner_lock_wait()): task
- *    context on the stock's CPU, migration disabled.  They take the byte
- *    first, waiting for a holder with a sleep (never spinning: a holder
- *    that is not a section may be preempted, see the KUnit cases), then
- *    the local_trylock_t, and drain with both held, whatever the mode.
- *  - Mode fence: a section checks the mode with the byte set and
- *    preemption off, an RCU read-side section for synchronize_rcu(); a
- *    refill in it is thus fenced as one under the stock's lock.  The
- *    decoupled stocks are guarded by two exclusions that do not know each
- *    other's holders everywhere (a "decoupled" section ignores the byte),
- *    so a switch between "decoupled" and "decoupled-owner" passes through
- *    "none" for a grace period (mcs_stock_set_bench_mode()).  A section
- *    also refuses a stock whose local_trylock_t is held: a "decoupled"
- *    consume that read the mode before a switch and takes the lock after
- *    it (the one entry of that mode that does not check the mode under
- *    the lock) finds the stock empty, but must not share it with a
- *    section of this mode meanwhile.
+ *    as with local_trylock_t there.  No task can enter a section while
+ *    another is in one on its CPU, so there the byte is never found set;
+ *    it keeps one protocol on every kernel for a store and a test.
+ *    Elsewhere an interrupt that finds the byte set (it interrupted a
+ *    section) falls back, like a failed local_trylock().
+ *  - The drains, the blocking users, take the stock's local_trylock_t with
+ *    local_lock() as in mode "decoupled", whatever the mode: a section
+ *    refuses a stock whose local_trylock_t is held.  On PREEMPT_RT the
+ *    drain's section is preemptible (a spinlock_t); while it is preempted,
+ *    every other user of that CPU's stock falls back; a drain waits for
+ *    another drain on the lock.  A drain never meets a section in
+ *    progress on its CPU: sections are never preempted, and a drain runs
+ *    in task context.
+ *  - Mode fence: a section checks the mode with preemption off, an RCU
+ *    read-side section for synchronize_rcu(); a refill in it is thus
+ *    fenced as one under the stock's lock.  A "decoupled" section ignores
+ *    the byte, so a switch between "decoupled" and "decoupled-owner" passes
+ *    through "none" for a grace period (mcs_stock_set_bench_mode()).  The
+ *    check of the local_trylock_t covers the one entry of "decoupled" that
+ *    does not check the mode under its lock, its consume: one that read
+ *    the mode before a switch and takes the lock after it finds the stock
+ *    drained, but must not share it with a section of this mode meanwhile.
  */
 #ifndef MEMCG_STOCK_OWNER_H
 #define MEMCG_STOCK_OWNER_H
 
-#include <linux/delay.h>
 #include <linux/preempt.h>
 
 #include "mcs_internal.h"
@@ -85,33 +88,6 @@ static __always_inline void mcs_owner_unlock(u8 __percpu *owner)
 	barrier();
 	__this_cpu_write(*owner, 0);
 	preempt_enable();
-}
-
-/*
- * The drains' acquisition: set this CPU's owner byte, sleeping while
- * someone holds it.  Task context, migration disabled by the caller; the
- * caller may be preempted while it holds the byte (other users of the
- * stock then fall back).  Never in a section of either exclusion.
- */
-static inline void mcs_owner_lock_wait(u8 __percpu *owner)
-{
-	might_sleep();
-	for (;;) {
-		preempt_disable();
-		if (!__this_cpu_read(*owner)) {
-			__this_cpu_write(*owner, 1);
-			preempt_enable();
-			return;
-		}
-		preempt_enable();
-		usleep_range(20, 100);
-	}
-}
-
-static inline void mcs_owner_unlock_wait(u8 __percpu *owner)
-{
-	barrier();
-	this_cpu_write(*owner, 0);
 }
 
 /*

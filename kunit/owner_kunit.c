@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the exclusion of stock mode "decoupled-owner"
- * (stock_owner.h), tested as a protocol: a holder that is preempted sends
- * every other user of its CPU's stock to the fallback, charges kept
- * exact; a drain waits for a holder; a hard interrupt that finds the stock
- * held falls back (and on PREEMPT_RT never uses the stock); a section
- * checks the mode and refuses a stock whose local_trylock_t is held.  The
+ * (stock_owner.h), tested as a protocol: a holder that is preempted (a
+ * drain, on PREEMPT_RT) sends every other user of its CPU's stock to the
+ * fallback, charges kept exact; a drain waits for a holder; a hard
+ * interrupt that finds the stock held falls back (and on PREEMPT_RT never
+ * uses the stock); a section checks the mode and refuses a stock whose
+ * local_trylock_t is held.  The
  * dead-CPU drain and the mode switch fence of this mode are cases of the
  * mode suite, the NMI cases of the NMI suite.
  */
@@ -31,9 +32,21 @@ static void owner_stock_desc(const enum owner_stock *s, char *desc)
 
 KUNIT_ARRAY_PARAM(owner_stock, owner_stocks, owner_stock_desc);
 
-static u8 __percpu *owner_byte(enum owner_stock s)
+/* Take @s with local_lock(), as a drain does: preemptible on PREEMPT_RT. */
+static void owner_drain_lock(enum owner_stock s)
 {
-	return s == OWNER_MEMCG_STOCK ? &mcs_memcg_stock.owner : &mcs_obj_stock.owner;
+	if (s == OWNER_MEMCG_STOCK)
+		local_lock(&mcs_memcg_stock.lock);
+	else
+		local_lock(&mcs_obj_stock.lock);
+}
+
+static void owner_drain_unlock(enum owner_stock s)
+{
+	if (s == OWNER_MEMCG_STOCK)
+		local_unlock(&mcs_memcg_stock.lock);
+	else
+		local_unlock(&mcs_obj_stock.lock);
 }
 
 /* pages in @memcg's slot of @cpu's memcg stock, -1 for no slot */
@@ -128,42 +141,49 @@ static struct owner_case *owner_setup(struct kunit *test)
 }
 
 /*
- * A holder preempted in its section (here a task that holds the owner byte
- * and sleeps): a task that runs on its CPU meanwhile finds the stock busy
- * and charges the counters, and puts back there, exactly.  Were the byte
- * ignored, the other task would be served from the held stock.
+ * The one holder of a stock that can be preempted is a drain on
+ * PREEMPT_RT, inside local_lock() (a spinlock_t there): a task that runs
+ * on its CPU meanwhile, here a SCHED_FIFO one that preempts the holder as
+ * soon as it wakes, finds the stock busy and charges the counters, and
+ * uncharges there, exactly.  Were the sections blind to the lock, it
+ * would be served from the stock under the drain.
  */
 static void owner_preempted_holder_falls_back(struct kunit *test)
 {
 	enum owner_stock held = *(const enum owner_stock *)test->param_value;
-	struct owner_case *c = owner_setup(test);
+	struct owner_case *c;
 	unsigned long usage, fails;
 	struct task_struct *t;
-	int slot_pages, slot_bytes;
+	int i, slot_pages, slot_bytes;
+	bool done;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "!PREEMPT_RT: no holder is ever preempted");
+	c = owner_setup(test);
+	t = kthread_create(owner_other_fn, c, "mcs_owner_other");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	sched_set_fifo(t);
 
 	migrate_disable();
 	c->cpu = smp_processor_id();
+	kthread_bind(t, c->cpu);
 	owner_fill(test, c);
 	usage = mcs_memcg_usage(c->memcg);
 	fails = trylock_fails(c->memcg);
 
-	t = kthread_create(owner_other_fn, c, "mcs_owner_other");
-	if (IS_ERR(t)) {
-		migrate_enable();
-		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(t));
-		return;
-	}
-	kthread_bind(t, c->cpu);
-
-	mcs_owner_lock_wait(owner_byte(held));
+	owner_drain_lock(held);
+	/* preempted right here until the FIFO task is done */
 	wake_up_process(t);
-	/* preemptible, holding the byte: the other task runs on this CPU */
-	wait_for_completion(&c->done);
+	for (i = 0; i < 100000 && !completion_done(&c->done); i++)
+		ndelay(10000);
+	done = completion_done(&c->done);
 	slot_pages = memcg_slot_pages(c->cpu, c->memcg);
 	slot_bytes = obj_slot_bytes(c->cpu, c->objcg);
-	mcs_owner_unlock_wait(owner_byte(held));
+	owner_drain_unlock(held);
 	migrate_enable();
+	wait_for_completion(&c->done);
 
+	KUNIT_EXPECT_TRUE(test, done);
 	KUNIT_EXPECT_EQ(test, c->page_ret, 0);
 	KUNIT_EXPECT_EQ(test, c->obj_ret, 0);
 	KUNIT_EXPECT_GT(test, trylock_fails(c->memcg), fails);
@@ -188,6 +208,34 @@ static void owner_preempted_holder_falls_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, obj_slot_bytes(c->cpu, c->objcg), -1);
 }
 
+struct owner_holder {
+	struct owner_case *c;
+	enum owner_stock held;
+	bool holding, release;
+	struct completion released;
+};
+
+/* On the stock's CPU: fill it, hold it as a drain does, spin until told. */
+static int owner_holder_fn(void *arg)
+{
+	struct owner_holder *h = arg;
+	struct owner_case *c = h->c;
+	int i;
+
+	if (!mcs_charge_pages(c->memcg, GFP_KERNEL, 1))
+		mcs_uncharge_pages(c->memcg, 1);
+	if (!mcs_obj_charge(c->objcg, GFP_KERNEL, 100))
+		mcs_obj_uncharge(c->objcg, 100);
+	owner_drain_lock(h->held);
+	WRITE_ONCE(h->holding, true);
+	/* preemptible on PREEMPT_RT: the drain work gets this CPU meanwhile */
+	for (i = 0; i < 2000000 && !READ_ONCE(h->release); i++)
+		ndelay(1000);
+	owner_drain_unlock(h->held);
+	complete(&h->released);
+	return 0;
+}
+
 static int owner_drain_fn(void *arg)
 {
 	struct owner_case *c = arg;
@@ -198,39 +246,50 @@ static int owner_drain_fn(void *arg)
 }
 
 /*
- * A synchronous drain waits for a holder of the stock it drains, and
- * drains once the byte is released.  Were the byte ignored, the drain
- * would empty the stock under its holder.
+ * A synchronous drain waits for a preempted holder of a stock it must
+ * drain (another drain), and drains once it is released.  Were the drain
+ * blind to the holder, it would empty the stock under it.
  */
 static void owner_drain_waits_for_holder(struct kunit *test)
 {
 	enum owner_stock held = *(const enum owner_stock *)test->param_value;
-	struct owner_case *c = owner_setup(test);
-	struct task_struct *t;
+	struct owner_holder *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct owner_case *c;
+	struct task_struct *t, *d;
 	bool done_while_held;
-	int slot;
+	int i, slot;
 
-	migrate_disable();
-	c->cpu = smp_processor_id();
-	owner_fill(test, c);
-	mcs_owner_lock_wait(owner_byte(held));
-	t = kthread_run(owner_drain_fn, c, "mcs_owner_drain");
-	if (IS_ERR(t)) {
-		mcs_owner_unlock_wait(owner_byte(held));
-		migrate_enable();
-		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(t));
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "!PREEMPT_RT: a drain never meets a holder");
+	c = owner_setup(test);
+	h->c = c;
+	h->held = held;
+	init_completion(&h->released);
+	c->cpu = cpumask_last(cpu_online_mask);
+	t = kthread_create_on_cpu(owner_holder_fn, h, c->cpu, "mcs_owner_hold/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wake_up_process(t);
+	for (i = 0; i < 1000 && !READ_ONCE(h->holding); i++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(h->holding));
+
+	d = kthread_run(owner_drain_fn, c, "mcs_owner_drain");
+	if (IS_ERR(d)) {
+		WRITE_ONCE(h->release, true);
+		wait_for_completion(&h->released);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(d));
 		return;
 	}
 	msleep(100);
 	done_while_held = completion_done(&c->done);
 	slot = held == OWNER_MEMCG_STOCK ? memcg_slot_pages(c->cpu, c->memcg) :
 					   obj_slot_bytes(c->cpu, c->objcg);
-	mcs_owner_unlock_wait(owner_byte(held));
-	migrate_enable();
+	WRITE_ONCE(h->release, true);
+	wait_for_completion(&h->released);
 	wait_for_completion(&c->done);
 
 	KUNIT_EXPECT_FALSE(test, done_while_held);
-	/* the obj stock's drain gave its page back to the counters, not here */
 	KUNIT_EXPECT_EQ(test, slot, held == OWNER_MEMCG_STOCK ? (int)MCS_CHARGE_BATCH - 1 :
 								 (int)PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, memcg_slot_pages(c->cpu, c->memcg), -1);

@@ -119,7 +119,7 @@ static int run_nmi_case(const char *cas, const char *mode)
 
 static void test_nmi_cases(void)
 {
-	static const char * const modes[] = { "decoupled", "coupled", "none" };
+	static const char * const modes[] = { "decoupled", "coupled", "none", "decoupled-owner" };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(modes); i++)
