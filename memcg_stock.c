@@ -963,7 +963,7 @@ done_restock:
 	return 0;
 }
 
-/* A charge in another mode than "decoupled": its stock first. */
+/* A charge in a mode without the decoupled stocks: its stock first. */
 static noinline int charge_pages_other(struct mcs_memcg *memcg, gfp_t gfp,
 				       unsigned int nr_pages, enum mcs_stock_mode mode)
 {
@@ -1013,7 +1013,7 @@ static noinline void uncharge_pages_slow(struct mcs_memcg *memcg, unsigned int n
 		mcs_mode_refill_pages(memcg, nr_pages);
 }
 
-/* An uncharge in another mode than "decoupled": the coupled ones inline. */
+/* An uncharge in a mode without the decoupled stocks: the coupled ones inline. */
 static noinline void uncharge_pages_other(struct mcs_memcg *memcg, unsigned int nr_pages,
 					  enum mcs_stock_mode mode)
 {

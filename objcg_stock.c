@@ -683,7 +683,7 @@ static noinline int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 	return 0;
 }
 
-/* A byte charge in another mode than "decoupled": its stock first. */
+/* A byte charge in a mode without the decoupled stocks: its stock first. */
 static noinline int obj_charge_other(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 {
 	if (!objcg->is_root &&
