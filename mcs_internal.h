@@ -293,6 +293,10 @@ static inline enum mcs_stock_mode mcs_mode_stocks(enum mcs_stock_mode mode)
 
 int mcs_stock_set_bench_mode(enum mcs_stock_mode mode);
 
+/* stock_modes.c: the sections of "decoupled-owner", for the KUnit module */
+bool mcs_owner_test_trylock(bool obj);
+void mcs_owner_test_unlock(bool obj);
+
 void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);
 

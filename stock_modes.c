@@ -9,11 +9,10 @@
 #include <linux/rcupdate.h>
 
 #include "stock_modes.h"
+#include "stock_owner.h"
 
 /* read inline on the charge paths: mcs_stock_mode_now() */
 enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;
-/* for the KUnit module only: it enters sections of stock_owner.h */
-EXPORT_SYMBOL_NS_GPL(mcs_stock_mode_cur, MCS_NS);
 
 /* stocks of bytes first: draining them hands pages to the stocks of pages */
 const struct mcs_stock_kind *const mcs_stock_kinds[] = {
@@ -95,3 +94,36 @@ int mcs_stock_set_mode(enum mcs_stock_mode mode)
 	return mcs_stock_set_bench_mode(mode);
 }
 EXPORT_SYMBOL_GPL(mcs_stock_set_mode);
+
+/**
+ * mcs_owner_test_trylock() - enter a section of mode "decoupled-owner"
+ * @obj: this CPU's obj stock, else its memcg stock
+ *
+ * For the KUnit module (namespace MCS_NS): the section of stock_owner.h
+ * that the charge paths inline, out of line.  Any context.
+ *
+ * Return: true with preemption disabled and the owner byte set, false
+ * with nothing changed (see mcs_owner_trylock()).
+ */
+bool mcs_owner_test_trylock(bool obj)
+{
+	if (obj)
+		return mcs_obj_stock_trylock(MCS_MODE_DECOUPLED_OWNER);
+	return mcs_memcg_stock_trylock(MCS_MODE_DECOUPLED_OWNER);
+}
+EXPORT_SYMBOL_NS_GPL(mcs_owner_test_trylock, MCS_NS);
+
+/**
+ * mcs_owner_test_unlock() - leave a section entered by mcs_owner_test_trylock()
+ * @obj: the same stock as the entry
+ *
+ * For the KUnit module (namespace MCS_NS), on the CPU of the entry.
+ */
+void mcs_owner_test_unlock(bool obj)
+{
+	if (obj)
+		mcs_obj_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+	else
+		mcs_memcg_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+}
+EXPORT_SYMBOL_NS_GPL(mcs_owner_test_unlock, MCS_NS);

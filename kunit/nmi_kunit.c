@@ -19,7 +19,6 @@
 #include <linux/rcupdate.h>
 
 #include "mcs_kunit.h"
-#include "../stock_owner.h"
 
 /* NMI-safe requests: no reclaim bits, nothing may spin */
 #define NMI_GFP		__GFP_NOWARN
@@ -136,13 +135,13 @@ static void nmi_charge_while_stock_held(struct kunit *test)
 		delivered = nmi_here();
 		local_unlock(&mcs_obj_stock.lock);
 	} else if (held == HELD_MEMCG_OWNER) {
-		KUNIT_ASSERT_TRUE(test, mcs_memcg_stock_trylock(MCS_MODE_DECOUPLED_OWNER));
+		KUNIT_ASSERT_TRUE(test, mcs_owner_test_trylock(false));
 		delivered = nmi_here();
-		mcs_memcg_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+		mcs_owner_test_unlock(false);
 	} else {
-		KUNIT_ASSERT_TRUE(test, mcs_obj_stock_trylock(MCS_MODE_DECOUPLED_OWNER));
+		KUNIT_ASSERT_TRUE(test, mcs_owner_test_trylock(true));
 		delivered = nmi_here();
-		mcs_obj_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+		mcs_owner_test_unlock(true);
 	}
 	migrate_enable();
 

@@ -18,7 +18,6 @@
 #include <linux/mm.h>
 
 #include "mcs_kunit.h"
-#include "../stock_owner.h"
 
 enum owner_stock { OWNER_MEMCG_STOCK, OWNER_OBJ_STOCK };
 
@@ -351,11 +350,11 @@ static void owner_hardirq_falls_back(struct kunit *test)
 	c->cpu = smp_processor_id();
 	owner_fill(test, c);
 	usage = mcs_memcg_usage(c->memcg);
-	held = mcs_memcg_stock_trylock(MCS_MODE_DECOUPLED_OWNER);
+	held = mcs_owner_test_trylock(false);
 	if (held) {
 		delivered_held = owner_irq_here(w);
 		usage_held = w->usage_charged;
-		mcs_memcg_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+		mcs_owner_test_unlock(false);
 	}
 	delivered_free = owner_irq_here(w);
 	usage_free = w->usage_charged;
@@ -388,9 +387,9 @@ static void owner_section_checks_mode_and_lock(struct kunit *test)
 
 	mcs_test_use_mode(test, MCS_MODE_DECOUPLED);
 	preempt_disable();
-	in_decoupled = mcs_memcg_stock_trylock(MCS_MODE_DECOUPLED_OWNER);
+	in_decoupled = mcs_owner_test_trylock(false);
 	if (in_decoupled)
-		mcs_memcg_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+		mcs_owner_test_unlock(false);
 	byte_after = __this_cpu_read(mcs_memcg_stock.owner);
 	preempt_enable();
 	KUNIT_EXPECT_FALSE(test, in_decoupled);
@@ -400,14 +399,14 @@ static void owner_section_checks_mode_and_lock(struct kunit *test)
 	migrate_disable();
 	with_lock_held = true;
 	if (local_trylock(&mcs_obj_stock.lock)) {
-		with_lock_held = mcs_obj_stock_trylock(MCS_MODE_DECOUPLED_OWNER);
+		with_lock_held = mcs_owner_test_trylock(true);
 		if (with_lock_held)
-			mcs_obj_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+			mcs_owner_test_unlock(true);
 		local_unlock(&mcs_obj_stock.lock);
 	}
-	in_owner = mcs_obj_stock_trylock(MCS_MODE_DECOUPLED_OWNER);
+	in_owner = mcs_owner_test_trylock(true);
 	if (in_owner)
-		mcs_obj_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+		mcs_owner_test_unlock(true);
 	migrate_enable();
 	KUNIT_EXPECT_FALSE(test, with_lock_held);
 	KUNIT_EXPECT_TRUE(test, in_owner);
