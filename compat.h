@@ -160,6 +160,19 @@ static __always_inline bool mcs_compat_trylock(local_trylock_t __percpu *lock)
 #endif /* CONFIG_PREEMPT_RT */
 #endif /* !INIT_LOCAL_TRYLOCK */
 
+/*
+ * Is this CPU's instance of @tl (a local_trylock_t __percpu *) held, by
+ * anyone?  The caller keeps preemption or migration disabled.  A
+ * local_trylock_t is a spinlock_t on PREEMPT_RT, natively and here, and
+ * has the "acquired" byte elsewhere; local_lock_is_locked() (6.17) tells
+ * only whether the current task holds it on PREEMPT_RT.
+ */
+#ifdef CONFIG_PREEMPT_RT
+#define mcs_local_trylock_held(tl)	rt_mutex_base_is_locked(&this_cpu_ptr(tl)->lock)
+#else
+#define mcs_local_trylock_held(tl)	READ_ONCE(this_cpu_ptr(tl)->acquired)
+#endif
+
 /* hrtimer_setup() replaced hrtimer_init() + ->function in 6.13. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #define mcs_hrtimer_setup(timer, fn, clock, mode)	\

@@ -114,18 +114,23 @@ struct mcs_memcg {
  *	after an operation completes
  * @cached: memcg of slot i or NULL; each non-NULL slot holds a reference
  * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK)
+ * @owner: the exclusion of mode "decoupled-owner" (stock_owner.h), which
+ *	protects the same fields as @lock; outside the line of the hit path
+ *	that @lock shares with @nr_pages and @cached
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU
  *
  * Remote CPUs only read @cached and @nr_pages (READ_ONCE, under RCU) to
  * decide whether a drain is needed; every write happens on the owning CPU
- * under @lock, or on a dead CPU's stock from the hotplug callback.
+ * under @lock or @owner, or on a dead CPU's stock from the hotplug
+ * callback.
  */
 struct mcs_memcg_stock {
 	local_trylock_t lock;
 	u8 nr_pages[NR_MEMCG_STOCK];
 	struct mcs_memcg *cached[NR_MEMCG_STOCK];
 	u8 drain_idx;
+	u8 owner;
 	unsigned long flags;
 	struct work_struct work;
 };
@@ -167,6 +172,8 @@ struct mcs_objcg {
  * @nr_bytes: pre-charged bytes available to @cached[i]
  * @cached: objcg of slot i or NULL; each non-NULL slot holds a reference
  * @drain_idx: round-robin eviction cursor, in [0, NR_OBJ_STOCK)
+ * @owner: the exclusion of mode "decoupled-owner" (stock_owner.h), which
+ *	protects what @lock protects
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU
  */
@@ -178,6 +185,7 @@ struct mcs_obj_stock {
 	unsigned int nr_bytes[NR_OBJ_STOCK];
 	struct mcs_objcg *cached[NR_OBJ_STOCK];
 	u8 drain_idx;
+	u8 owner;
 	unsigned long flags;
 	struct work_struct work;
 };
@@ -263,7 +271,31 @@ static inline bool mcs_mode_is_coupled(enum mcs_stock_mode mode)
 	return mode == MCS_MODE_COUPLED || mode == MCS_MODE_COUPLED_NOIRQ;
 }
 
+/* "decoupled" and "decoupled-owner" share the decoupled stocks. */
+static inline bool mcs_mode_is_decoupled(enum mcs_stock_mode mode)
+{
+	return mode == MCS_MODE_DECOUPLED || mode == MCS_MODE_DECOUPLED_OWNER;
+}
+
+/*
+ * Which stocks @mode fills: one of the modes that own them ("decoupled" or
+ * "coupled"), or "none".  Two modes with the same answer share their data
+ * under two exclusions.
+ */
+static inline enum mcs_stock_mode mcs_mode_stocks(enum mcs_stock_mode mode)
+{
+	if (mcs_mode_is_decoupled(mode))
+		return MCS_MODE_DECOUPLED;
+	if (mcs_mode_is_coupled(mode))
+		return MCS_MODE_COUPLED;
+	return MCS_MODE_NONE;
+}
+
 int mcs_stock_set_bench_mode(enum mcs_stock_mode mode);
+
+/* stock_modes.c: the sections of "decoupled-owner", for the KUnit module */
+bool mcs_owner_test_trylock(bool obj);
+void mcs_owner_test_unlock(bool obj);
 
 void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);

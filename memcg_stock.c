@@ -48,6 +48,7 @@
 #include <linux/workqueue.h>
 
 #include "stock_modes.h"
+#include "stock_owner.h"
 #include "trace.h"
 
 DEFINE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock) = {
@@ -469,18 +470,19 @@ EXPORT_SYMBOL_GPL(mcs_memcg_stat);
 /* ---- the memcg stock ---------------------------------------------------- */
 
 /*
- * Take @nr_pages (1 to MCS_CHARGE_BATCH) of @memcg from this CPU's stock.
+ * Take @nr_pages (1 to MCS_CHARGE_BATCH) of @memcg from this CPU's stock,
+ * under the exclusion of @mode ("decoupled" or "decoupled-owner").
  * Trylock only: a busy stock is an answer, never a wait.  Inline and
  * without a call (so that the charge that inlines it needs no frame): it
  * counts the hit, the caller counts the rest.
  */
 static __always_inline enum mcs_stock_answer
-memcg_stock_take(struct mcs_memcg *memcg, unsigned int nr_pages)
+memcg_stock_take(struct mcs_memcg *memcg, unsigned int nr_pages, enum mcs_stock_mode mode)
 {
 	struct mcs_memcg_stock *stock;
 	unsigned long i;	/* no sign extension per slot */
 
-	if (!local_trylock(&mcs_memcg_stock.lock))
+	if (!mcs_memcg_stock_trylock(mode))
 		return MCS_TAKE_BUSY;
 	stock = this_cpu_ptr(&mcs_memcg_stock);
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
@@ -494,10 +496,10 @@ memcg_stock_take(struct mcs_memcg *memcg, unsigned int nr_pages)
 			break;
 		WRITE_ONCE(stock->nr_pages[i], stock_pages - nr_pages);
 		__mcs_memcg_event(memcg, MCS_STOCK_HIT);
-		local_unlock(&mcs_memcg_stock.lock);
+		mcs_memcg_stock_unlock(mode);
 		return MCS_TAKE_HIT;
 	}
-	local_unlock(&mcs_memcg_stock.lock);
+	mcs_memcg_stock_unlock(mode);
 	return MCS_TAKE_MISS;
 }
 
@@ -508,14 +510,21 @@ static noinline void memcg_stock_busy(struct mcs_memcg *memcg)
 	trace_mcs_trylock_fail(MCS_STOCK_MEMCG, mcs_context());
 }
 
-/* Take @nr_pages of @memcg from this CPU's stock (the dispatch's entry). */
-bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned int nr_pages)
+/*
+ * Take @nr_pages of @memcg from this CPU's stock (the dispatch's entry), in
+ * mode @mode, "decoupled" or "decoupled-owner".
+ */
+bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned int nr_pages,
+			     enum mcs_stock_mode mode)
 {
 	enum mcs_stock_answer answer;
 
 	if (!nr_pages || nr_pages > MCS_CHARGE_BATCH)
 		return false;
-	answer = memcg_stock_take(memcg, nr_pages);
+	if (mode == MCS_MODE_DECOUPLED_OWNER)
+		answer = memcg_stock_take(memcg, nr_pages, MCS_MODE_DECOUPLED_OWNER);
+	else
+		answer = memcg_stock_take(memcg, nr_pages, MCS_MODE_DECOUPLED);
 	if (answer == MCS_TAKE_BUSY)
 		memcg_stock_busy(memcg);
 	return answer == MCS_TAKE_HIT;
@@ -611,20 +620,22 @@ static noinline void memcg_stock_refill_locked(struct mcs_memcg_stock *stock,
 
 /*
  * Put @nr_pages of @memcg, already charged to the counters, into this CPU's
- * stock, inside the mode fence (stock_modes.h).  A busy stock sends them
- * straight back to the counters.
+ * stock, inside the mode fence (stock_modes.h) that read @mode, "decoupled"
+ * or "decoupled-owner".  A busy stock sends them straight back to the
+ * counters.
  */
-void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages)
+void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages,
+			    enum mcs_stock_mode mode)
 {
 	mcs_assert_mode_fence();
 	if (nr_pages > MCS_CHARGE_BATCH)
 		goto uncharge;
-	if (!local_trylock(&mcs_memcg_stock.lock)) {
+	if (!mcs_memcg_stock_trylock(mode)) {
 		memcg_stock_busy(memcg);
 		goto uncharge;
 	}
 	memcg_stock_refill_locked(this_cpu_ptr(&mcs_memcg_stock), memcg, nr_pages);
-	local_unlock(&mcs_memcg_stock.lock);
+	mcs_memcg_stock_unlock(mode);
 	return;
 
 uncharge:
@@ -643,15 +654,17 @@ uncharge:
  * is another: the caller then takes the fenced path of stock_modes.h.
  */
 static __always_inline bool memcg_stock_refill_fast(struct mcs_memcg *memcg,
-						    unsigned int nr_pages)
+						    unsigned int nr_pages,
+						    enum mcs_stock_mode mode)
 {
 	struct mcs_memcg_stock *stock;
 	unsigned long i;	/* no sign extension per slot */
 
-	if (nr_pages > MCS_CHARGE_BATCH || !local_trylock(&mcs_memcg_stock.lock))
+	if (nr_pages > MCS_CHARGE_BATCH || !mcs_memcg_stock_trylock(mode))
 		return false;
-	if (unlikely(mcs_stock_mode_now() != MCS_MODE_DECOUPLED)) {
-		local_unlock(&mcs_memcg_stock.lock);
+	/* the section of "decoupled-owner" checked the mode already */
+	if (mode == MCS_MODE_DECOUPLED && unlikely(mcs_stock_mode_now() != mode)) {
+		mcs_memcg_stock_unlock(mode);
 		return false;
 	}
 	stock = this_cpu_ptr(&mcs_memcg_stock);
@@ -666,19 +679,24 @@ static __always_inline bool memcg_stock_refill_fast(struct mcs_memcg *memcg,
 			break;
 		WRITE_ONCE(stock->nr_pages[i], total);
 		__mcs_memcg_event(memcg, MCS_REFILL);
-		local_unlock(&mcs_memcg_stock.lock);
+		mcs_memcg_stock_unlock(mode);
 		return true;
 	}
 	memcg_stock_refill_locked(stock, memcg, nr_pages);
-	local_unlock(&mcs_memcg_stock.lock);
+	mcs_memcg_stock_unlock(mode);
 	return true;
 }
 
 /* Put @nr_pages of @memcg where the current mode keeps pages. */
 static __always_inline void refill_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
-	if (mcs_stock_mode_now() == MCS_MODE_DECOUPLED &&
-	    memcg_stock_refill_fast(memcg, nr_pages))
+	enum mcs_stock_mode mode = mcs_stock_mode_now();
+
+	if (mode == MCS_MODE_DECOUPLED &&
+	    memcg_stock_refill_fast(memcg, nr_pages, MCS_MODE_DECOUPLED))
+		return;
+	if (mode == MCS_MODE_DECOUPLED_OWNER &&
+	    memcg_stock_refill_fast(memcg, nr_pages, MCS_MODE_DECOUPLED_OWNER))
 		return;
 	mcs_mode_refill_pages(memcg, nr_pages);
 }
@@ -692,6 +710,7 @@ static void drain_local_memcg_stock(struct work_struct *work)
 	if (WARN_ONCE(!in_task(), "memcg_stock: %s in atomic context\n", __func__))
 		return;
 
+	/* excludes the sections of "decoupled-owner" too: see stock_owner.h */
 	local_lock(&mcs_memcg_stock.lock);
 	/*
 	 * A work item queued for a CPU that went offline before it ran is
@@ -944,7 +963,7 @@ done_restock:
 	return 0;
 }
 
-/* A charge in another mode than "decoupled": its stock first. */
+/* A charge in a mode without the decoupled stocks: its stock first. */
 static noinline int charge_pages_other(struct mcs_memcg *memcg, gfp_t gfp,
 				       unsigned int nr_pages, enum mcs_stock_mode mode)
 {
@@ -973,9 +992,12 @@ int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 	 */
 	if (likely(memcg && nr_pages - 1 < MCS_CHARGE_BATCH)) {
 		mode = mcs_stock_mode_now();
-		if (unlikely(mode != MCS_MODE_DECOUPLED))
+		if (likely(mode == MCS_MODE_DECOUPLED))
+			answer = memcg_stock_take(memcg, nr_pages, MCS_MODE_DECOUPLED);
+		else if (mode == MCS_MODE_DECOUPLED_OWNER)
+			answer = memcg_stock_take(memcg, nr_pages, MCS_MODE_DECOUPLED_OWNER);
+		else
 			return charge_pages_other(memcg, gfp, nr_pages, mode);
-		answer = memcg_stock_take(memcg, nr_pages);
 		if (likely(answer == MCS_TAKE_HIT))
 			return 0;
 	}
@@ -991,7 +1013,7 @@ static noinline void uncharge_pages_slow(struct mcs_memcg *memcg, unsigned int n
 		mcs_mode_refill_pages(memcg, nr_pages);
 }
 
-/* An uncharge in another mode than "decoupled": the coupled ones inline. */
+/* An uncharge in a mode without the decoupled stocks: the coupled ones inline. */
 static noinline void uncharge_pages_other(struct mcs_memcg *memcg, unsigned int nr_pages,
 					  enum mcs_stock_mode mode)
 {
@@ -1008,10 +1030,16 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 		return;
 	if (likely(!mcs_memcg_is_root(memcg))) {
 		mode = mcs_stock_mode_now();
-		if (unlikely(mode != MCS_MODE_DECOUPLED))
+		if (likely(mode == MCS_MODE_DECOUPLED)) {
+			if (likely(memcg_stock_refill_fast(memcg, nr_pages, MCS_MODE_DECOUPLED)))
+				return;
+		} else if (mode == MCS_MODE_DECOUPLED_OWNER) {
+			if (likely(memcg_stock_refill_fast(memcg, nr_pages,
+							   MCS_MODE_DECOUPLED_OWNER)))
+				return;
+		} else {
 			return uncharge_pages_other(memcg, nr_pages, mode);
-		if (likely(memcg_stock_refill_fast(memcg, nr_pages)))
-			return;
+		}
 	}
 	uncharge_pages_slow(memcg, nr_pages);
 }

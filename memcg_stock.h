@@ -19,7 +19,8 @@
  * elsewhere is refused).  Reads of counters and statistics work anywhere.
  *
  * Sleeping.  "Never sleeps" below holds in the default mode ("decoupled"),
- * whose stocks are only ever trylocked, and in mode "none".  In the mode
+ * whose stocks are only ever trylocked, in mode "decoupled-owner" and in
+ * mode "none".  In the mode
  * "coupled" on PREEMPT_RT the stock lock is local_lock_irqsave(), a per-CPU
  * sleeping spinlock there (as in the 6.12 kernels that design comes from):
  * a task-context charge, uncharge or byte operation may then block briefly
@@ -390,6 +391,13 @@ void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
  *	coupled stock with preempt_disable() where it disables IRQs (charges
  *	from interrupt context bypass it).  Only the benchmark switches to it:
  *	mcs_stock_set_mode() refuses it.
+ * @MCS_MODE_DECOUPLED_OWNER: "decoupled-owner": the decoupled stocks
+ *	(same data, same code) under an exclusion of the module's own in
+ *	place of local_trylock_t: a per-CPU owner byte set with preemption
+ *	disabled, also on PREEMPT_RT, where local_trylock_t is a sleeping
+ *	spinlock.  On PREEMPT_RT its charge paths never sleep, and hardirq
+ *	and NMI callers bypass its stocks (as they bypass the decoupled
+ *	ones there).  A real mode, not only a benchmark control.
  * @NR_MCS_MODES: number of modes
  */
 enum mcs_stock_mode {
@@ -397,6 +405,7 @@ enum mcs_stock_mode {
 	MCS_MODE_COUPLED,
 	MCS_MODE_NONE,
 	MCS_MODE_COUPLED_NOIRQ,
+	MCS_MODE_DECOUPLED_OWNER,
 	NR_MCS_MODES,
 };
 
@@ -408,7 +417,11 @@ enum mcs_stock_mode {
  * and between the two drains an RCU grace period waits for every refill
  * that read the old mode: once this returns, no stock but the new mode's
  * holds anything, and none will.  Charges racing with the switch stay
- * exact.  Switches are serialised.  Task context; sleeps.
+ * exact.  Between two modes that share stocks under different exclusions
+ * ("decoupled" and "decoupled-owner", "coupled" and "coupled-noirq") the
+ * mode is "none" for a grace period of its own, so that the two
+ * exclusions never guard the same stock at once.  Switches are
+ * serialised.  Task context; sleeps.
  *
  * Return: 0 (also when @mode is the current one: the stocks are still
  * drained), or -EINVAL for an unknown @mode and for the benchmark's
@@ -431,8 +444,9 @@ enum mcs_stock_mode mcs_stock_get_mode(void);
  *
  * Any context.
  *
- * Return: "decoupled", "coupled", "none" or "coupled-noirq" (the
- * benchmark's control; static strings), or NULL for an unknown @mode.
+ * Return: "decoupled", "coupled", "none", "coupled-noirq" (the
+ * benchmark's control) or "decoupled-owner" (static strings), or NULL for
+ * an unknown @mode.
  */
 const char *mcs_stock_mode_name(enum mcs_stock_mode mode);
 

@@ -52,6 +52,7 @@
 #include <linux/spinlock.h>
 
 #include "stock_modes.h"
+#include "stock_owner.h"
 #include "trace.h"
 
 DEFINE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock) = {
@@ -336,19 +337,24 @@ static noinline void obj_stock_busy(struct mcs_objcg *objcg)
 	trace_mcs_trylock_fail(MCS_STOCK_OBJ, mcs_context());
 }
 
-/* NULL when the stock is busy: callers then take the direct paths. */
-static __always_inline struct mcs_obj_stock *trylock_obj_stock(struct mcs_objcg *objcg)
+/*
+ * NULL when the stock is busy: callers then take the direct paths.
+ * @mode: "decoupled" or "decoupled-owner", the exclusion to take.
+ */
+static __always_inline struct mcs_obj_stock *trylock_obj_stock(struct mcs_objcg *objcg,
+							       enum mcs_stock_mode mode)
 {
-	if (likely(local_trylock(&mcs_obj_stock.lock)))
+	if (likely(mcs_obj_stock_trylock(mode)))
 		return this_cpu_ptr(&mcs_obj_stock);
 	obj_stock_busy(objcg);
 	return NULL;
 }
 
-static __always_inline void unlock_obj_stock(struct mcs_obj_stock *stock)
+static __always_inline void unlock_obj_stock(struct mcs_obj_stock *stock,
+					     enum mcs_stock_mode mode)
 {
 	if (stock)
-		local_unlock(&mcs_obj_stock.lock);
+		mcs_obj_stock_unlock(mode);
 }
 
 static __always_inline int obj_slot(struct mcs_obj_stock *stock, struct mcs_objcg *objcg)
@@ -541,36 +547,39 @@ __always_inline void mcs_objcg_atomic_refill(struct mcs_objcg *objcg, unsigned i
 		mcs_objcg_mod_stat(objcg, nid, item, acct);
 }
 
-/* The decoupled obj stock's consume: trylock only, a busy stock is a miss. */
+/*
+ * The decoupled obj stock's consume, in mode @mode ("decoupled" or
+ * "decoupled-owner"): trylock only, a busy stock is a miss.
+ */
 __always_inline bool mcs_obj_stock_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
-			   int nid, enum mcs_slab_item item)
+			   int nid, enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
 	struct mcs_obj_stock *stock;
 	bool ret;
 
-	stock = trylock_obj_stock(objcg);
+	stock = trylock_obj_stock(objcg, mode);
 	ret = stock && __consume_obj_stock(objcg, stock, size);
 	if (ret && account)
 		__account_obj_stock(objcg, stock, size, nid, item);
-	unlock_obj_stock(stock);
+	unlock_obj_stock(stock, mode);
 	return ret;
 }
 
 /*
- * The decoupled obj stock's refill, inside the mode fence (see
- * stock_modes.h); @allow_uncharge: see __refill_obj_stock().
+ * The decoupled obj stock's refill, inside the mode fence that read @mode
+ * (see stock_modes.h); @allow_uncharge: see __refill_obj_stock().
  */
 __always_inline void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 			  bool allow_uncharge, bool account, int acct, int nid,
-			  enum mcs_slab_item item)
+			  enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
-	struct mcs_obj_stock *stock = trylock_obj_stock(objcg);
+	struct mcs_obj_stock *stock = trylock_obj_stock(objcg, mode);
 
 	if (nr_bytes)
 		__refill_obj_stock(objcg, stock, nr_bytes, allow_uncharge);
 	if (account)
 		__account_obj_stock(objcg, stock, acct, nid, item);
-	unlock_obj_stock(stock);
+	unlock_obj_stock(stock, mode);
 }
 
 /*
@@ -582,15 +591,17 @@ __always_inline void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int 
  * when the stock is busy or the mode is another.
  */
 static __always_inline bool obj_stock_uncharge_fast(struct mcs_objcg *objcg,
-						    unsigned int nr_bytes)
+						    unsigned int nr_bytes,
+						    enum mcs_stock_mode mode)
 {
 	struct mcs_obj_stock *stock;
 	int i;
 
-	if (!local_trylock(&mcs_obj_stock.lock))
+	if (!mcs_obj_stock_trylock(mode))
 		return false;
-	if (unlikely(mcs_stock_mode_now() != MCS_MODE_DECOUPLED)) {
-		local_unlock(&mcs_obj_stock.lock);
+	/* the section of "decoupled-owner" checked the mode already */
+	if (mode == MCS_MODE_DECOUPLED && unlikely(mcs_stock_mode_now() != mode)) {
+		mcs_obj_stock_unlock(mode);
 		return false;
 	}
 	stock = this_cpu_ptr(&mcs_obj_stock);
@@ -600,7 +611,7 @@ static __always_inline bool obj_stock_uncharge_fast(struct mcs_objcg *objcg,
 		stock->nr_bytes[i] += nr_bytes;
 	else
 		__refill_obj_stock(objcg, stock, nr_bytes, true);
-	local_unlock(&mcs_obj_stock.lock);
+	mcs_obj_stock_unlock(mode);
 	return true;
 }
 
@@ -615,21 +626,21 @@ static __always_inline bool obj_fast_ok(struct mcs_objcg *objcg, size_t size)
  * mcs_obj_charge(), without a call (so that it needs no frame).
  */
 static __always_inline enum mcs_stock_answer
-obj_stock_take(struct mcs_objcg *objcg, unsigned int size)
+obj_stock_take(struct mcs_objcg *objcg, unsigned int size, enum mcs_stock_mode mode)
 {
 	struct mcs_obj_stock *stock;
 	int i;
 
-	if (!local_trylock(&mcs_obj_stock.lock))
+	if (!mcs_obj_stock_trylock(mode))
 		return MCS_TAKE_BUSY;
 	stock = this_cpu_ptr(&mcs_obj_stock);
 	i = obj_slot(stock, objcg);
 	if (i >= 0 && stock->nr_bytes[i] >= size) {
 		stock->nr_bytes[i] -= size;
-		local_unlock(&mcs_obj_stock.lock);
+		mcs_obj_stock_unlock(mode);
 		return MCS_TAKE_HIT;
 	}
-	local_unlock(&mcs_obj_stock.lock);
+	mcs_obj_stock_unlock(mode);
 	return MCS_TAKE_MISS;
 }
 
@@ -672,7 +683,7 @@ static noinline int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 	return 0;
 }
 
-/* A byte charge in another mode than "decoupled": its stock first. */
+/* A byte charge in a mode without the decoupled stocks: its stock first. */
 static noinline int obj_charge_other(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 {
 	if (!objcg->is_root &&
@@ -692,9 +703,14 @@ int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 
 	/* the root objcg never has a slot: obj_charge() returns for it */
 	if (likely(objcg && size && size <= MCS_OBJ_SIZE_MAX)) {
-		if (unlikely(mcs_stock_mode_now() != MCS_MODE_DECOUPLED))
+		enum mcs_stock_mode mode = mcs_stock_mode_now();
+
+		if (likely(mode == MCS_MODE_DECOUPLED))
+			answer = obj_stock_take(objcg, size, MCS_MODE_DECOUPLED);
+		else if (mode == MCS_MODE_DECOUPLED_OWNER)
+			answer = obj_stock_take(objcg, size, MCS_MODE_DECOUPLED_OWNER);
+		else
 			return obj_charge_other(objcg, gfp, size);
-		answer = obj_stock_take(objcg, size);
 		if (likely(answer == MCS_TAKE_HIT))
 			return 0;
 	}
@@ -710,7 +726,10 @@ int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 	if (obj_fast_ok(objcg, size)) {
 		mode = mcs_stock_mode_now();
 		if (mode == MCS_MODE_DECOUPLED) {
-			if (likely(obj_stock_uncharge_fast(objcg, size)))
+			if (likely(obj_stock_uncharge_fast(objcg, size, MCS_MODE_DECOUPLED)))
+				return 0;
+		} else if (mode == MCS_MODE_DECOUPLED_OWNER) {
+			if (likely(obj_stock_uncharge_fast(objcg, size, MCS_MODE_DECOUPLED_OWNER)))
 				return 0;
 		} else if (mcs_mode_is_coupled(mode)) {
 			nr_pages = mcs_coupled_obj_refill_fenced(objcg, size, mode);
@@ -756,6 +775,7 @@ static void drain_local_obj_stock(struct work_struct *work)
 	if (WARN_ONCE(!in_task(), "memcg_stock: obj stock drain in atomic context\n"))
 		return;
 
+	/* excludes the sections of "decoupled-owner" too: see stock_owner.h */
 	local_lock(&mcs_obj_stock.lock);
 	/* Run elsewhere because its CPU went down: hotplug drains that one. */
 	if (stock == this_cpu_ptr(&mcs_obj_stock))

@@ -9,6 +9,7 @@
 #include <linux/rcupdate.h>
 
 #include "stock_modes.h"
+#include "stock_owner.h"
 
 /* read inline on the charge paths: mcs_stock_mode_now() */
 enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;
@@ -28,6 +29,7 @@ static const char * const mode_names[NR_MCS_MODES] = {
 	[MCS_MODE_COUPLED] = "coupled",
 	[MCS_MODE_NONE] = "none",
 	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
+	[MCS_MODE_DECOUPLED_OWNER] = "decoupled-owner",
 };
 
 /* The contract of the three exported functions is in memcg_stock.h. */
@@ -66,11 +68,13 @@ int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 	 * (IRQs off, preemption off) that do not exclude each other: during
 	 * the grace period of a direct switch, a task still in a section of
 	 * the one could be interrupted by a charge that reads the other and
-	 * enters the same struct.  Between the two the mode is "none", which
-	 * has no stock, for a grace period of its own.  (A preempt- or
-	 * IRQ-disabled section is a reader for synchronize_rcu().)
+	 * enters the same struct.  So do "decoupled" and "decoupled-owner"
+	 * (local_trylock_t, the owner byte: see stock_owner.h).  Between the
+	 * two the mode is "none", which has no stock, for a grace period of
+	 * its own.  (A preempt- or IRQ-disabled section is a reader for
+	 * synchronize_rcu(), and so is a spinlock section on PREEMPT_RT.)
 	 */
-	if (mcs_mode_is_coupled(old) && mcs_mode_is_coupled(mode) && old != mode) {
+	if (mcs_mode_stocks(old) == mcs_mode_stocks(mode) && old != mode) {
 		WRITE_ONCE(mcs_stock_mode_cur, MCS_MODE_NONE);
 		synchronize_rcu();
 		mcs_drain_all_stock(mcs_root_memcg(), true);
@@ -90,3 +94,36 @@ int mcs_stock_set_mode(enum mcs_stock_mode mode)
 	return mcs_stock_set_bench_mode(mode);
 }
 EXPORT_SYMBOL_GPL(mcs_stock_set_mode);
+
+/**
+ * mcs_owner_test_trylock() - enter a section of mode "decoupled-owner"
+ * @obj: this CPU's obj stock, else its memcg stock
+ *
+ * For the KUnit module (namespace MCS_NS): the section of stock_owner.h
+ * that the charge paths inline, out of line.  Any context.
+ *
+ * Return: true with preemption disabled and the owner byte set, false
+ * with nothing changed (see mcs_owner_trylock()).
+ */
+bool mcs_owner_test_trylock(bool obj)
+{
+	if (obj)
+		return mcs_obj_stock_trylock(MCS_MODE_DECOUPLED_OWNER);
+	return mcs_memcg_stock_trylock(MCS_MODE_DECOUPLED_OWNER);
+}
+EXPORT_SYMBOL_NS_GPL(mcs_owner_test_trylock, MCS_NS);
+
+/**
+ * mcs_owner_test_unlock() - leave a section entered by mcs_owner_test_trylock()
+ * @obj: the same stock as the entry
+ *
+ * For the KUnit module (namespace MCS_NS), on the CPU of the entry.
+ */
+void mcs_owner_test_unlock(bool obj)
+{
+	if (obj)
+		mcs_obj_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+	else
+		mcs_memcg_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
+}
+EXPORT_SYMBOL_NS_GPL(mcs_owner_test_unlock, MCS_NS);

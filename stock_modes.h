@@ -10,6 +10,8 @@
  *   coupled         coupled_stock.c: one slot per CPU for each, under one
  *                   local_lock_irqsave (the 6.12 design)
  *   coupled-noirq   coupled_stock.c with preempt_disable (benchmark control)
+ *   decoupled-owner the decoupled stocks under an owner byte in place of
+ *                   their local_trylock_t (stock_owner.h)
  *   none            pages straight to the counters; bytes through the
  *                   objcg's shared atomic leftover ("objcg-atomic")
  *
@@ -28,16 +30,21 @@
 
 #include "mcs_internal.h"
 
-/* memcg_stock.c: the decoupled memcg stock */
-bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned int nr_pages);
-void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages);
+/*
+ * memcg_stock.c: the decoupled memcg stock; @mode: "decoupled" or
+ * "decoupled-owner", the exclusion to take
+ */
+bool mcs_memcg_stock_consume(struct mcs_memcg *memcg, unsigned int nr_pages,
+			     enum mcs_stock_mode mode);
+void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages,
+			    enum mcs_stock_mode mode);
 
 /* objcg_stock.c: the decoupled obj stock and the objcg-atomic leftover */
 bool mcs_obj_stock_consume(struct mcs_objcg *objcg, unsigned int size, bool account,
-			   int nid, enum mcs_slab_item item);
+			   int nid, enum mcs_slab_item item, enum mcs_stock_mode mode);
 void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 			  bool allow_uncharge, bool account, int acct, int nid,
-			  enum mcs_slab_item item);
+			  enum mcs_slab_item item, enum mcs_stock_mode mode);
 bool mcs_objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size,
 			      bool account, int nid, enum mcs_slab_item item);
 void mcs_objcg_atomic_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
@@ -57,7 +64,8 @@ static __always_inline bool mcs_mode_consume_pages(struct mcs_memcg *memcg,
 {
 	switch (mode) {
 	case MCS_MODE_DECOUPLED:
-		return mcs_memcg_stock_consume(memcg, nr_pages);
+	case MCS_MODE_DECOUPLED_OWNER:
+		return mcs_memcg_stock_consume(memcg, nr_pages, mode);
 	case MCS_MODE_COUPLED:
 		return mcs_coupled_consume(memcg, nr_pages, false);
 	case MCS_MODE_COUPLED_NOIRQ:
@@ -79,8 +87,8 @@ static __always_inline void mcs_mode_refill_pages(struct mcs_memcg *memcg,
 
 	rcu_read_lock();
 	mode = mcs_stock_mode_now();
-	if (mode == MCS_MODE_DECOUPLED)
-		mcs_memcg_stock_refill(memcg, nr_pages);
+	if (mcs_mode_is_decoupled(mode))
+		mcs_memcg_stock_refill(memcg, nr_pages, mode);
 	else if (mcs_mode_is_coupled(mode))
 		mcs_coupled_refill(memcg, nr_pages, mode == MCS_MODE_COUPLED_NOIRQ);
 	else
@@ -104,7 +112,7 @@ static __always_inline bool mcs_mode_consume_bytes(struct mcs_objcg *objcg,
 					       mode == MCS_MODE_COUPLED_NOIRQ);
 	if (mode == MCS_MODE_NONE)
 		return mcs_objcg_atomic_consume(objcg, size, account, nid, item);
-	return mcs_obj_stock_consume(objcg, size, account, nid, item);
+	return mcs_obj_stock_consume(objcg, size, account, nid, item, mode);
 }
 
 /*
@@ -134,7 +142,7 @@ static __always_inline void mcs_mode_refill_bytes(struct mcs_objcg *objcg,
 		mcs_objcg_atomic_refill(objcg, nr_bytes, account, acct, nid, item);
 	} else {
 		mcs_obj_stock_refill(objcg, nr_bytes, allow_uncharge, account,
-				     acct, nid, item);
+				     acct, nid, item, mode);
 	}
 	rcu_read_unlock();
 }

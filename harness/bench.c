@@ -9,7 +9,8 @@
  *   cat bench
  *
  * Keys (each at most once; the ones left out take the value in brackets):
- * mode=decoupled|coupled|none|coupled-noirq [decoupled], clients=1..256 [1],
+ * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner [decoupled],
+ * clients=1..256 [1],
  * workload=pages|bytes|mixed|floor [pages], hardirq=0|1 [0], nmi=0|1 [0],
  * shared=0|1 [0], memcgs=1..64 [1] (clients x memcgs at most 1024),
  * duration_ms=1..10000 [200], pmu=off|hw|sw [off].

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite for the stock modes: every mode (decoupled, coupled, none)
+ * KUnit suite for the stock modes: every mode (decoupled, coupled, none,
+ * decoupled-owner)
  * keeps pages and bytes exact under load from every context, and a mode
  * switch leaves nothing cached.  The benchmark's control "coupled-noirq"
  * is refused here (mcs_stock_set_mode()); the benchmark's own exactness
@@ -17,7 +18,7 @@
 #include "mcs_kunit.h"
 
 static const enum mcs_stock_mode modes[] = {
-	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE,
+	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER,
 };
 
 KUNIT_ARRAY_PARAM(mode, modes, mcs_test_mode_desc);
@@ -170,7 +171,7 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
 		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
 
 		*where = cpu;
-		if (mode != MCS_MODE_DECOUPLED) {
+		if (!mcs_mode_is_decoupled(mode)) {
 			for (i = 0; i < NR_MEMCG_STOCK; i++)
 				if (READ_ONCE(ms->cached[i]) == l->memcg)
 					return true;
@@ -196,10 +197,14 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
 #define FENCE_MIN_ROUNDS	(4 * ARRAY_SIZE(fence_modes))
 #define FENCE_BUDGET_S		90
 
-/* the rotation: every mode, the benchmark's control between its two neighbours */
+/*
+ * the rotation: every mode, the benchmark's control between its two
+ * neighbours, "decoupled-owner" from and to "decoupled" and from "none"
+ */
 static const enum mcs_stock_mode fence_modes[] = {
-	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_COUPLED_NOIRQ, MCS_MODE_COUPLED,
-	MCS_MODE_NONE, MCS_MODE_COUPLED_NOIRQ,
+	MCS_MODE_DECOUPLED, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_DECOUPLED,
+	MCS_MODE_COUPLED, MCS_MODE_COUPLED_NOIRQ, MCS_MODE_COUPLED,
+	MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_COUPLED_NOIRQ,
 };
 
 static void mode_switch_is_a_fence(struct kunit *test)

@@ -87,14 +87,20 @@ static bool nmi_here(void)
 	return !mcs_nmi_pending(cpu);
 }
 
-enum held_stock { HELD_MEMCG_STOCK, HELD_OBJ_STOCK };
+/* the stock held, and the exclusion: local_trylock_t, or the owner byte */
+enum held_stock { HELD_MEMCG_STOCK, HELD_OBJ_STOCK, HELD_MEMCG_OWNER, HELD_OBJ_OWNER };
 
-static const enum held_stock held_stocks[] = { HELD_MEMCG_STOCK, HELD_OBJ_STOCK };
+static const enum held_stock held_stocks[] = {
+	HELD_MEMCG_STOCK, HELD_OBJ_STOCK, HELD_MEMCG_OWNER, HELD_OBJ_OWNER,
+};
 
 static void held_desc(const enum held_stock *h, char *desc)
 {
-	strscpy(desc, *h == HELD_MEMCG_STOCK ? "memcg-stock" : "obj-stock",
-		KUNIT_PARAM_DESC_SIZE);
+	static const char * const names[] = {
+		"memcg-stock", "obj-stock", "memcg-stock-owner", "obj-stock-owner",
+	};
+
+	strscpy(desc, names[*h], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(held, held_stocks, held_desc);
@@ -116,15 +122,26 @@ static void nmi_charge_while_stock_held(struct kunit *test)
 	nmi_setup(test, nmi_fn, c);
 	mcs_memcg_stat(c->memcg, &before);
 
+	if (held == HELD_MEMCG_OWNER || held == HELD_OBJ_OWNER)
+		mcs_test_use_mode(test, MCS_MODE_DECOUPLED_OWNER);
+
 	migrate_disable();
 	if (held == HELD_MEMCG_STOCK) {
 		KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_memcg_stock.lock));
 		delivered = nmi_here();
 		local_unlock(&mcs_memcg_stock.lock);
-	} else {
+	} else if (held == HELD_OBJ_STOCK) {
 		KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_obj_stock.lock));
 		delivered = nmi_here();
 		local_unlock(&mcs_obj_stock.lock);
+	} else if (held == HELD_MEMCG_OWNER) {
+		KUNIT_ASSERT_TRUE(test, mcs_owner_test_trylock(false));
+		delivered = nmi_here();
+		mcs_owner_test_unlock(false);
+	} else {
+		KUNIT_ASSERT_TRUE(test, mcs_owner_test_trylock(true));
+		delivered = nmi_here();
+		mcs_owner_test_unlock(true);
 	}
 	migrate_enable();
 
@@ -590,7 +607,7 @@ static void nmi_release_deferred_finished_by_cpu_death(struct kunit *test)
 }
 
 static const enum mcs_stock_mode nmi_modes[] = {
-	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE,
+	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER,
 };
 
 KUNIT_ARRAY_PARAM(nmi_mode, nmi_modes, mcs_test_mode_desc);

@@ -105,7 +105,8 @@ def figures(path):
 
 def sort_key(k):
     part, kernel, mode, wl, shared, clients, memcgs, load = k
-    order = ["decoupled", "coupled", "coupled-noirq", "none", "objcg-atomic"]
+    order = ["decoupled", "decoupled-owner", "coupled", "coupled-noirq", "none",
+             "objcg-atomic"]
     return (part, kernel, wl, shared, int(clients or 0), int(memcgs or 0), load,
             order.index(mode) if mode in order else len(order), mode)
 

@@ -21,7 +21,7 @@ import statistics
 import subprocess
 import sys
 
-MODES = ["decoupled", "coupled", "coupled-noirq", "none"]
+MODES = ["decoupled", "coupled", "coupled-noirq", "none", "decoupled-owner"]
 NOISY = 1.3
 KEYS = ("mode", "workload", "clients", "hardirq", "nmi", "shared", "memcgs")
 
@@ -47,11 +47,15 @@ def uses(mode, workload, rt=False):
     another CPU wrote in between (shared workloads only).  On PREEMPT_RT
     (@rt) local_lock and local_trylock are rt_spin_lock()s: a cmpxchg to
     take and one to release (the rtmutex fast path), and
-    local_lock_irqsave() disables no IRQs (coupled-noirq is coupled there)."""
+    local_lock_irqsave() disables no IRQs (coupled-noirq is coupled there).
+    decoupled-owner takes a preempt pair and its owner byte (plain per-CPU
+    loads and stores) per section, on PREEMPT_RT too."""
     shared = workload.endswith("-shared")
     wl = workload.replace("-shared", "")
     if mode == "decoupled":
         return {"trylock": 2, "atomic": 4} if rt else {"trylock": 2}
+    if mode == "decoupled-owner":
+        return {"preempt": 2}
     if mode in ("coupled", "coupled-noirq") and rt:
         return {"atomic": 4}
     if mode == "coupled":
@@ -334,7 +338,8 @@ emit("  uses per steady-state pair: " + "; ".join(
     for m in MODES for wl in ("pages", "bytes")) + "; in the -shared workloads every atomic "
      "is also a transfer (objcg-atomic bytes-shared: 2 atomics, a lower bound); on PREEMPT_RT "
      "decoupled adds 4 atomic, coupled and coupled-noirq are 4 atomic (rt_spin_lock "
-     "cmpxchg to take and to release) and no irqsave")
+     "cmpxchg to take and to release) and no irqsave, decoupled-owner is the same as "
+     "on !RT")
 for k, runs in icount.items():
     emit()
     emit(f"== Instructions per charge+uncharge pair, {k}, qemu -icount shift=0 "
@@ -400,7 +405,7 @@ for k, runs in icount.items():
                 cells.append(f"{v:8.1f} ({v / v1:4.2f}x)")
         emit(f"  {n:>6} | " + " ".join(f"{c:>20}" for c in cells[:4]) + " | " +
              " ".join(cells[6:8]))
-    emit("  (coupled-noirq rows are in the CSV)")
+    emit("  (coupled-noirq and decoupled-owner rows are in the CSV)")
     # the in-kernel counters of the first boot, where its jobs asked for them
     rows0, by0, seen0 = runs[0][0], {}, []
     for r in rows0:

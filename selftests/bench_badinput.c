@@ -403,7 +403,8 @@ static void test_new_keys(void)
 	int ok;
 
 	ok = bench_passes("mode=decoupled duration_ms=5 memcgs=16 clients=2") &&
-	     bench_passes("mode=coupled duration_ms=5 memcgs=8 workload=bytes");
+	     bench_passes("mode=coupled duration_ms=5 memcgs=8 workload=bytes") &&
+	     bench_passes("mode=decoupled-owner duration_ms=5 memcgs=8 workload=mixed hardirq=1");
 	ok = ok && bench_passes("mode=decoupled duration_ms=20 workload=mixed nmi=1") &&
 	     mcs_read("bench", res, sizeof(res)) > 0 &&
 	     (strstr(res, " nmi=on ") || strstr(res, " nmi=unsupported ")) &&

@@ -165,7 +165,8 @@ static const char * const numbers[] = {
 static const char * const words[] = {
 	"1", "0", "all", "stop", "start", "page_counter", "stock", "task", "softirq",
 	"hardirq", "contexts", "bytes", "limit", "churn", "hotplug", "custom", "decoupled",
-	"coupled", "none", "coupled-noirq", "objcg-atomic", "pages", "mixed", "floor", "yes",
+	"coupled", "none", "coupled-noirq", "decoupled-owner", "objcg-atomic", "pages", "mixed",
+	"floor", "yes",
 	"no", "true", "on", "off",
 	"Y", "N", "ALL", "Stop", "all all", "1 1", "stop\n", "all\n",
 };
@@ -183,9 +184,12 @@ static const char * const junk_keys[] = {
 	"memcgs=memcgs", "a", "_", "0",
 };
 
-static const char * const modes[] = { "decoupled", "coupled", "none" };
+static const char * const modes[] = { "decoupled", "coupled", "none", "decoupled-owner" };
 /* the bench also takes its control, which config refuses */
-static const char * const bench_modes[] = { "decoupled", "coupled", "none", "coupled-noirq" };
+static const char * const bench_modes[] = {
+	"decoupled", "coupled", "none", "coupled-noirq", "decoupled-owner",
+};
+
 static const char * const workloads[] = { "pages", "bytes", "mixed", "floor" };
 
 static char pay[PAY_MAX];

@@ -117,15 +117,16 @@ static int run_nmi_case(const char *cas, const char *mode)
 	return ok;
 }
 
+static const char * const nmi_modes[] = { "decoupled", "coupled", "none", "decoupled-owner" };
+
 static void test_nmi_cases(void)
 {
-	static const char * const modes[] = { "decoupled", "coupled", "none" };
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(modes); i++)
-		ksft_test_result(run_nmi_case("nmi", modes[i]),
+	for (i = 0; i < ARRAY_SIZE(nmi_modes); i++)
+		ksft_test_result(run_nmi_case("nmi", nmi_modes[i]),
 				 "case nmi, mode %s: PASS with operations in NMI, none lost, clean\n",
-				 modes[i]);
+				 nmi_modes[i]);
 	ksft_test_result(run_nmi_case("hotplug", "decoupled"),
 			 "case hotplug with NMI load: PASS, NMI senders survive CPU hotplug\n");
 	mcs_config("mode=decoupled\n");
@@ -230,7 +231,8 @@ int main(void)
 	kmsg = mcs_selftest_start();
 	uml = is_uml();
 	ksft_print_msg("%s\n", uml ? "UML: no NMI source" : "an NMI source is expected (not UML)");
-	ksft_set_plan(1 + (uml ? 3 : 5));
+	/* the config, then UML's refusals or a case per mode, hotplug and the bench */
+	ksft_set_plan(1 + (uml ? 3 : ARRAY_SIZE(nmi_modes) + 2));
 	test_config();
 	if (uml) {
 		test_unsupported();

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the exclusion of stock mode "decoupled-owner"
+ * (stock_owner.h), tested as a protocol: a holder that is preempted (a
+ * drain, on PREEMPT_RT) sends every other user of its CPU's stock to the
+ * fallback, charges kept exact; a drain waits for a holder; a hard
+ * interrupt that finds the stock held falls back (and on PREEMPT_RT never
+ * uses the stock); a section checks the mode and refuses a stock whose
+ * local_trylock_t is held.  The
+ * dead-CPU drain and the mode switch fence of this mode are cases of the
+ * mode suite, the NMI cases of the NMI suite.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/irq_work.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+
+#include "mcs_kunit.h"
+
+enum owner_stock { OWNER_MEMCG_STOCK, OWNER_OBJ_STOCK };
+
+static const enum owner_stock owner_stocks[] = { OWNER_MEMCG_STOCK, OWNER_OBJ_STOCK };
+
+static void owner_stock_desc(const enum owner_stock *s, char *desc)
+{
+	strscpy(desc, *s == OWNER_MEMCG_STOCK ? "memcg-stock" : "obj-stock",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(owner_stock, owner_stocks, owner_stock_desc);
+
+/* Take @s with local_lock(), as a drain does: preemptible on PREEMPT_RT. */
+static void owner_drain_lock(enum owner_stock s)
+{
+	if (s == OWNER_MEMCG_STOCK)
+		local_lock(&mcs_memcg_stock.lock);
+	else
+		local_lock(&mcs_obj_stock.lock);
+}
+
+static void owner_drain_unlock(enum owner_stock s)
+{
+	if (s == OWNER_MEMCG_STOCK)
+		local_unlock(&mcs_memcg_stock.lock);
+	else
+		local_unlock(&mcs_obj_stock.lock);
+}
+
+/* pages in @memcg's slot of @cpu's memcg stock, -1 for no slot */
+static int memcg_slot_pages(int cpu, struct mcs_memcg *memcg)
+{
+	struct mcs_memcg_stock *stock = per_cpu_ptr(&mcs_memcg_stock, cpu);
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		if (READ_ONCE(stock->cached[i]) == memcg)
+			return READ_ONCE(stock->nr_pages[i]);
+	return -1;
+}
+
+/* bytes in @objcg's slot of @cpu's obj stock, -1 for no slot */
+static int obj_slot_bytes(int cpu, struct mcs_objcg *objcg)
+{
+	struct mcs_obj_stock *stock = per_cpu_ptr(&mcs_obj_stock, cpu);
+	int i;
+
+	for (i = 0; i < NR_OBJ_STOCK; i++)
+		if (READ_ONCE(stock->cached[i]) == objcg)
+			return READ_ONCE(stock->nr_bytes[i]);
+	return -1;
+}
+
+static unsigned long trylock_fails(struct mcs_memcg *memcg)
+{
+	struct mcs_memcg_stat st;
+
+	mcs_memcg_stat(memcg, &st);
+	return st.events[MCS_TRYLOCK_FAIL];
+}
+
+struct owner_case {
+	struct mcs_memcg *memcg;
+	struct mcs_objcg *objcg;
+	int cpu;
+	/* what the other task saw between its charge and its uncharge */
+	unsigned long usage_charged;
+	unsigned int leftover_charged;
+	int slot_charged;
+	int page_ret, obj_ret;
+	struct completion done;
+};
+
+/*
+ * The stocks of @c->cpu cache a page of bytes and the rest of a batch of
+ * pages (the page of bytes came from the batch).
+ */
+static void owner_fill(struct kunit *test, struct owner_case *c)
+{
+	KUNIT_ASSERT_EQ(test, mcs_charge_pages(c->memcg, GFP_KERNEL, 1), 0);
+	mcs_uncharge_pages(c->memcg, 1);
+	KUNIT_ASSERT_EQ(test, mcs_obj_charge(c->objcg, GFP_KERNEL, 100), 0);
+	mcs_obj_uncharge(c->objcg, 100);
+	KUNIT_ASSERT_EQ(test, memcg_slot_pages(c->cpu, c->memcg), (int)MCS_CHARGE_BATCH - 1);
+	KUNIT_ASSERT_EQ(test, obj_slot_bytes(c->cpu, c->objcg), (int)PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, mcs_memcg_usage(c->memcg), (unsigned long)MCS_CHARGE_BATCH);
+}
+
+/* Another task on the holder's CPU: 2 pages, then 200 bytes. */
+static int owner_other_fn(void *arg)
+{
+	struct owner_case *c = arg;
+
+	c->page_ret = mcs_charge_pages(c->memcg, GFP_KERNEL, 2);
+	if (!c->page_ret) {
+		c->usage_charged = mcs_memcg_usage(c->memcg);
+		c->slot_charged = memcg_slot_pages(c->cpu, c->memcg);
+		mcs_uncharge_pages(c->memcg, 2);
+	}
+	c->obj_ret = mcs_obj_charge(c->objcg, GFP_KERNEL, 200);
+	if (!c->obj_ret) {
+		c->leftover_charged = mcs_objcg_leftover_bytes(c->objcg);
+		mcs_obj_uncharge(c->objcg, 200);
+	}
+	complete(&c->done);
+	return 0;
+}
+
+static struct owner_case *owner_setup(struct kunit *test)
+{
+	struct owner_case *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	mcs_test_use_mode(test, MCS_MODE_DECOUPLED_OWNER);
+	c->memcg = mcs_test_memcg(test, NULL);
+	c->objcg = mcs_test_objcg(test, c->memcg);
+	init_completion(&c->done);
+	return c;
+}
+
+/*
+ * The one holder of a stock that can be preempted is a drain on
+ * PREEMPT_RT, inside local_lock() (a spinlock_t there): a task that runs
+ * on its CPU meanwhile, here a SCHED_FIFO one that preempts the holder as
+ * soon as it wakes, finds the stock busy and charges the counters, and
+ * uncharges there, exactly.  Were the sections blind to the lock, it
+ * would be served from the stock under the drain.
+ */
+static void owner_preempted_holder_falls_back(struct kunit *test)
+{
+	enum owner_stock held = *(const enum owner_stock *)test->param_value;
+	struct owner_case *c;
+	unsigned long usage, fails;
+	struct task_struct *t;
+	int i, slot_pages, slot_bytes;
+	bool done;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "!PREEMPT_RT: no holder is ever preempted");
+	c = owner_setup(test);
+	t = kthread_create(owner_other_fn, c, "mcs_owner_other");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	sched_set_fifo(t);
+
+	migrate_disable();
+	c->cpu = smp_processor_id();
+	kthread_bind(t, c->cpu);
+	owner_fill(test, c);
+	usage = mcs_memcg_usage(c->memcg);
+	fails = trylock_fails(c->memcg);
+
+	owner_drain_lock(held);
+	/* preempted right here until the FIFO task is done */
+	wake_up_process(t);
+	for (i = 0; i < 100000 && !completion_done(&c->done); i++)
+		ndelay(10000);
+	done = completion_done(&c->done);
+	slot_pages = memcg_slot_pages(c->cpu, c->memcg);
+	slot_bytes = obj_slot_bytes(c->cpu, c->objcg);
+	owner_drain_unlock(held);
+	migrate_enable();
+	wait_for_completion(&c->done);
+
+	KUNIT_EXPECT_TRUE(test, done);
+	KUNIT_EXPECT_EQ(test, c->page_ret, 0);
+	KUNIT_EXPECT_EQ(test, c->obj_ret, 0);
+	KUNIT_EXPECT_GT(test, trylock_fails(c->memcg), fails);
+	if (held == OWNER_MEMCG_STOCK) {
+		/* the 2 pages came from the counters, the stock kept its pages */
+		KUNIT_EXPECT_EQ(test, c->usage_charged, usage + 2);
+		KUNIT_EXPECT_EQ(test, c->slot_charged, (int)MCS_CHARGE_BATCH - 1);
+		KUNIT_EXPECT_EQ(test, slot_pages, (int)MCS_CHARGE_BATCH - 1);
+		/* and went back there */
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(c->memcg), usage);
+	} else {
+		/* the 200 bytes came from a new page, its rest went to the leftover */
+		KUNIT_EXPECT_EQ(test, c->leftover_charged, (unsigned int)(PAGE_SIZE - 200));
+		KUNIT_EXPECT_EQ(test, slot_bytes, (int)PAGE_SIZE);
+		/* and their uncharge made the leftover a page, back to the counters */
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(c->memcg), usage - 1);
+	}
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(c->objcg), 0U);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(c->memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, memcg_slot_pages(c->cpu, c->memcg), -1);
+	KUNIT_EXPECT_EQ(test, obj_slot_bytes(c->cpu, c->objcg), -1);
+}
+
+struct owner_holder {
+	struct owner_case *c;
+	enum owner_stock held;
+	bool holding, release;
+	struct completion released;
+};
+
+/* On the stock's CPU: fill it, hold it as a drain does, spin until told. */
+static int owner_holder_fn(void *arg)
+{
+	struct owner_holder *h = arg;
+	struct owner_case *c = h->c;
+	int i;
+
+	if (!mcs_charge_pages(c->memcg, GFP_KERNEL, 1))
+		mcs_uncharge_pages(c->memcg, 1);
+	if (!mcs_obj_charge(c->objcg, GFP_KERNEL, 100))
+		mcs_obj_uncharge(c->objcg, 100);
+	owner_drain_lock(h->held);
+	WRITE_ONCE(h->holding, true);
+	/* preemptible on PREEMPT_RT: the drain work gets this CPU meanwhile */
+	for (i = 0; i < 2000000 && !READ_ONCE(h->release); i++)
+		ndelay(1000);
+	owner_drain_unlock(h->held);
+	complete(&h->released);
+	return 0;
+}
+
+static int owner_drain_fn(void *arg)
+{
+	struct owner_case *c = arg;
+
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * A synchronous drain waits for a preempted holder of a stock it must
+ * drain (another drain), and drains once it is released.  Were the drain
+ * blind to the holder, it would empty the stock under it.
+ */
+static void owner_drain_waits_for_holder(struct kunit *test)
+{
+	enum owner_stock held = *(const enum owner_stock *)test->param_value;
+	struct owner_holder *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct owner_case *c;
+	struct task_struct *t, *d;
+	bool done_while_held;
+	int i, slot;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "!PREEMPT_RT: a drain never meets a holder");
+	c = owner_setup(test);
+	h->c = c;
+	h->held = held;
+	init_completion(&h->released);
+	c->cpu = cpumask_last(cpu_online_mask);
+	t = kthread_create_on_cpu(owner_holder_fn, h, c->cpu, "mcs_owner_hold/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wake_up_process(t);
+	for (i = 0; i < 1000 && !READ_ONCE(h->holding); i++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(h->holding));
+
+	d = kthread_run(owner_drain_fn, c, "mcs_owner_drain");
+	if (IS_ERR(d)) {
+		WRITE_ONCE(h->release, true);
+		wait_for_completion(&h->released);
+		KUNIT_FAIL(test, "kthread_run: %ld", PTR_ERR(d));
+		return;
+	}
+	msleep(100);
+	done_while_held = completion_done(&c->done);
+	slot = held == OWNER_MEMCG_STOCK ? memcg_slot_pages(c->cpu, c->memcg) :
+					   obj_slot_bytes(c->cpu, c->objcg);
+	WRITE_ONCE(h->release, true);
+	wait_for_completion(&h->released);
+	wait_for_completion(&c->done);
+
+	KUNIT_EXPECT_FALSE(test, done_while_held);
+	KUNIT_EXPECT_EQ(test, slot, held == OWNER_MEMCG_STOCK ? (int)MCS_CHARGE_BATCH - 1 :
+								 (int)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, memcg_slot_pages(c->cpu, c->memcg), -1);
+	KUNIT_EXPECT_EQ(test, obj_slot_bytes(c->cpu, c->objcg), -1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(c->memcg), 0UL);
+}
+
+struct owner_irq {
+	struct irq_work work;
+	struct owner_case *c;
+	unsigned long usage_charged;
+	bool in_hardirq;
+	int page_ret;
+	bool done;
+};
+
+static void owner_irq_fn(struct irq_work *work)
+{
+	struct owner_irq *w = container_of(work, struct owner_irq, work);
+
+	w->in_hardirq = in_hardirq();
+	w->page_ret = mcs_charge_pages(w->c->memcg, GFP_ATOMIC, 2);
+	if (!w->page_ret) {
+		w->usage_charged = mcs_memcg_usage(w->c->memcg);
+		mcs_uncharge_pages(w->c->memcg, 2);
+	}
+	WRITE_ONCE(w->done, true);
+}
+
+/* Run owner_irq_fn() in hard interrupt context on this CPU, and wait. */
+static bool owner_irq_here(struct owner_irq *w)
+{
+	int i;
+
+	WRITE_ONCE(w->done, false);
+	irq_work_queue(&w->work);
+	for (i = 0; i < 100000 && !READ_ONCE(w->done); i++)
+		ndelay(10000);
+	return READ_ONCE(w->done);
+}
+
+/*
+ * A hard interrupt that finds the memcg stock held (it interrupted a
+ * section) charges the counters; on PREEMPT_RT it does so even when the
+ * stock is free, as with local_trylock_t there.
+ */
+static void owner_hardirq_falls_back(struct kunit *test)
+{
+	struct owner_case *c = owner_setup(test);
+	struct owner_irq *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	bool held, delivered_held = false, delivered_free;
+	unsigned long usage, usage_held = 0, usage_free;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->c = c;
+	w->work = IRQ_WORK_INIT_HARD(owner_irq_fn);
+
+	migrate_disable();
+	c->cpu = smp_processor_id();
+	owner_fill(test, c);
+	usage = mcs_memcg_usage(c->memcg);
+	held = mcs_owner_test_trylock(false);
+	if (held) {
+		delivered_held = owner_irq_here(w);
+		usage_held = w->usage_charged;
+		mcs_owner_test_unlock(false);
+	}
+	delivered_free = owner_irq_here(w);
+	usage_free = w->usage_charged;
+	migrate_enable();
+	irq_work_sync(&w->work);
+
+	KUNIT_ASSERT_TRUE(test, held);
+	KUNIT_ASSERT_TRUE(test, delivered_held);
+	KUNIT_ASSERT_TRUE(test, delivered_free);
+	KUNIT_EXPECT_TRUE(test, w->in_hardirq);
+	KUNIT_EXPECT_EQ(test, w->page_ret, 0);
+	KUNIT_EXPECT_EQ(test, usage_held, usage + 2);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		KUNIT_EXPECT_EQ(test, usage_free, usage + 2);
+	else
+		KUNIT_EXPECT_EQ(test, usage_free, usage);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(c->memcg), usage);
+	KUNIT_EXPECT_EQ(test, memcg_slot_pages(c->cpu, c->memcg), (int)MCS_CHARGE_BATCH - 1);
+}
+
+/*
+ * A section checks the mode with the byte set: in another mode it is
+ * refused and leaves the byte clear; and it refuses a stock whose
+ * local_trylock_t is held (a "decoupled" consume that read the mode before
+ * a switch).
+ */
+static void owner_section_checks_mode_and_lock(struct kunit *test)
+{
+	bool in_decoupled, with_lock_held, in_owner, byte_after;
+
+	mcs_test_use_mode(test, MCS_MODE_DECOUPLED);
+	preempt_disable();
+	in_decoupled = mcs_owner_test_trylock(false);
+	if (in_decoupled)
+		mcs_owner_test_unlock(false);
+	byte_after = __this_cpu_read(mcs_memcg_stock.owner);
+	preempt_enable();
+	KUNIT_EXPECT_FALSE(test, in_decoupled);
+	KUNIT_EXPECT_FALSE(test, byte_after);
+
+	KUNIT_ASSERT_EQ(test, mcs_stock_set_mode(MCS_MODE_DECOUPLED_OWNER), 0);
+	migrate_disable();
+	with_lock_held = true;
+	if (local_trylock(&mcs_obj_stock.lock)) {
+		with_lock_held = mcs_owner_test_trylock(true);
+		if (with_lock_held)
+			mcs_owner_test_unlock(true);
+		local_unlock(&mcs_obj_stock.lock);
+	}
+	in_owner = mcs_owner_test_trylock(true);
+	if (in_owner)
+		mcs_owner_test_unlock(true);
+	migrate_enable();
+	KUNIT_EXPECT_FALSE(test, with_lock_held);
+	KUNIT_EXPECT_TRUE(test, in_owner);
+}
+
+static struct kunit_case owner_cases[] = {
+	KUNIT_CASE_PARAM(owner_preempted_holder_falls_back, owner_stock_gen_params),
+	KUNIT_CASE_PARAM(owner_drain_waits_for_holder, owner_stock_gen_params),
+	KUNIT_CASE(owner_hardirq_falls_back),
+	KUNIT_CASE(owner_section_checks_mode_and_lock),
+	{}
+};
+
+static struct kunit_suite owner_suite = {
+	.name = "mcs_owner",
+	.init = mcs_test_leak_check_init,
+	.test_cases = owner_cases,
+};
+
+kunit_test_suite(owner_suite);
