@@ -23,8 +23,27 @@
 /* Memcg slots per CPU: lock + 7 page counts + 7 pointers fill one line. */
 #define NR_MEMCG_STOCK		7
 
-/* What a per-CPU stock answered the inline path of a charge. */
-enum mcs_stock_answer { MCS_TAKE_NOT_ASKED, MCS_TAKE_HIT, MCS_TAKE_MISS, MCS_TAKE_BUSY };
+/*
+ * What a per-CPU stock answered the inline path of a charge.  MCS_TAKE_FULL
+ * is a miss of a memcg or objcg that has no slot in a stock whose slots are
+ * all taken: its refill will likely be turned away (MCS_STOCK_ADMIT_EVERY).
+ */
+enum mcs_stock_answer {
+	MCS_TAKE_NOT_ASKED, MCS_TAKE_HIT, MCS_TAKE_MISS, MCS_TAKE_FULL, MCS_TAKE_BUSY
+};
+
+/*
+ * A full stock gives a slot to a newcomer (a memcg or objcg without one)
+ * on every MCS_STOCK_ADMIT_EVERY-th refill it would need one for; the
+ * others go straight back to the counters (pages) or to the objcg's
+ * leftover (bytes).  With more memcgs in turn than slots, evicting on
+ * every miss (round-robin or LRU alike) empties each slot just before its
+ * memcg comes back, so every charge pays a batch and an eviction; turning
+ * most newcomers away keeps the slots that hit and bounds the evictions
+ * to one per MCS_STOCK_ADMIT_EVERY misses, so that a new working set
+ * still gets in.
+ */
+#define MCS_STOCK_ADMIT_EVERY	8
 
 /* Bit in the stocks' ->flags: a drain of this stock is queued or running. */
 #define FLUSHING_CACHED_CHARGE	0
@@ -114,6 +133,8 @@ struct mcs_memcg {
  *	after an operation completes
  * @cached: memcg of slot i or NULL; each non-NULL slot holds a reference
  * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK)
+ * @nr_cached: slots in use (non-NULL @cached)
+ * @admit_wait: refills turned away since the last eviction (full stock)
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU
  *
@@ -126,6 +147,8 @@ struct mcs_memcg_stock {
 	u8 nr_pages[NR_MEMCG_STOCK];
 	struct mcs_memcg *cached[NR_MEMCG_STOCK];
 	u8 drain_idx;
+	u8 nr_cached;
+	u8 admit_wait;
 	unsigned long flags;
 	struct work_struct work;
 };
@@ -155,8 +178,8 @@ struct mcs_objcg {
 	struct mcs_deferred deferred;
 };
 
-/* Objcg slots per CPU in the obj stock. */
-#define NR_OBJ_STOCK		5
+/* Objcg slots per CPU in the obj stock: as many as the memcg stock has. */
+#define NR_OBJ_STOCK		7
 
 /**
  * struct mcs_obj_stock - per-CPU cache of pre-charged bytes
@@ -167,6 +190,8 @@ struct mcs_objcg {
  * @nr_bytes: pre-charged bytes available to @cached[i]
  * @cached: objcg of slot i or NULL; each non-NULL slot holds a reference
  * @drain_idx: round-robin eviction cursor, in [0, NR_OBJ_STOCK)
+ * @nr_cached: slots in use (non-NULL @cached)
+ * @admit_wait: refills turned away since the last eviction (full stock)
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU
  */
@@ -178,6 +203,8 @@ struct mcs_obj_stock {
 	unsigned int nr_bytes[NR_OBJ_STOCK];
 	struct mcs_objcg *cached[NR_OBJ_STOCK];
 	u8 drain_idx;
+	u8 nr_cached;
+	u8 admit_wait;
 	unsigned long flags;
 	struct work_struct work;
 };

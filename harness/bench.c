@@ -10,7 +10,8 @@
  *
  * Keys (each at most once; the ones left out take the value in brackets):
  * mode=decoupled|coupled|none|coupled-noirq [decoupled], clients=1..256 [1],
- * workload=pages|bytes|mixed|floor [pages], hardirq=0|1 [0], nmi=0|1 [0],
+ * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000 [pages],
+ * hardirq=0|1 [0], nmi=0|1 [0],
  * shared=0|1 [0], memcgs=1..64 [1] (clients x memcgs at most 1024),
  * duration_ms=1..10000 [200], pmu=off|hw|sw [off].
  * "coupled-noirq" is a control that exists only here: the coupled stock
@@ -35,6 +36,15 @@
  * (IRQs are off while a task holds the lock), the decoupled stock lets it
  * in and sends it to the slow path when the stock is busy.  workload=floor
  * is a bare per-CPU add/sub pair, the physical limit of a stock hit.
+ * workload=bytes-256, bytes-1024 and bytes-3000 charge objects of that
+ * many bytes, sizes that leave a rest of the page, next to a neighbour: a
+ * live object of PAGE_SIZE - 64 bytes that each client charges on each of
+ * its objcgs before the load and frees after it, so that the stock holds
+ * fewer bytes than the object (64) when the load starts.  A stock that
+ * gives whole pages back as soon as it holds more than one then charges
+ * and uncharges a page per pair (ping-pong): the result's hits (page
+ * charges served by the memcg stock) and refills (pages put back into it)
+ * count that.
  * With nmi=1 the same timers send an NMI to the next online CPU (at most
  * one in flight per CPU, nmi.c), whose handler charges and uncharges with
  * a gfp without reclaim bits; where the kernel has no NMI source (UML) the
@@ -110,11 +120,24 @@
 /* Creating every client may take this long, then the write gives up. */
 #define BENCH_SETUP_MAX		(20 * HZ)
 
-enum bench_workload { WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, NR_WL };
+enum bench_workload {
+	WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, WL_BYTES_256, WL_BYTES_1024, WL_BYTES_3000, NR_WL
+};
 
 static const char * const wl_names[NR_WL] = {
 	[WL_PAGES] = "pages", [WL_BYTES] = "bytes", [WL_MIXED] = "mixed", [WL_FLOOR] = "floor",
+	[WL_BYTES_256] = "bytes-256", [WL_BYTES_1024] = "bytes-1024",
+	[WL_BYTES_3000] = "bytes-3000",
 };
+
+/* Object size of each workload that charges bytes; 0: none of its own. */
+static const unsigned int wl_obj_size[NR_WL] = {
+	[WL_BYTES] = BENCH_OBJ_SIZE, [WL_MIXED] = BENCH_OBJ_SIZE,
+	[WL_BYTES_256] = 256, [WL_BYTES_1024] = 1024, [WL_BYTES_3000] = 3000,
+};
+
+/* The live neighbour of the sized workloads: leaves 64 bytes in a fresh stock slot. */
+#define BENCH_NEIGHBOUR_SIZE	(PAGE_SIZE - 64)
 
 enum bench_key {
 	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION,
@@ -178,6 +201,7 @@ struct bench_irq {
  * @irq: nr_cpu_ids interrupt timers, indexed by CPU
  * @memcgs: p.clients x p.memcgs memcgs, client by client
  * @objcgs: their objcgs
+ * @obj_size: bytes per byte charge (wl_obj_size[], BENCH_OBJ_SIZE without one)
  * @nmi: the NMI source: "on", "off", "unsupported" or "busy"
  * @prims: the primitive costs measured before the run
  * @client_cpus: the CPUs the clients are bound to
@@ -201,6 +225,7 @@ struct bench_run {
 	struct bench_irq *irq;
 	struct mcs_memcg **memcgs;
 	struct mcs_objcg **objcgs;
+	unsigned int obj_size;
 	const char *nmi;
 	char prims[160];
 	struct cpumask client_cpus;
@@ -245,10 +270,36 @@ static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
 		mcs_uncharge_pages(memcg, 1);
 		return true;
 	}
-	if (mcs_obj_charge(objcg, gfp, BENCH_OBJ_SIZE))
+	if (mcs_obj_charge(objcg, gfp, run->obj_size))
 		return false;
-	mcs_obj_uncharge(objcg, BENCH_OBJ_SIZE);
+	mcs_obj_uncharge(objcg, run->obj_size);
 	return true;
+}
+
+/* The sized byte workloads keep a live neighbour on each charged objcg. */
+static bool bench_has_neighbour(struct bench_run *run)
+{
+	return run->p.workload >= WL_BYTES_256;
+}
+
+/*
+ * Charge (@charge) or free the neighbours of client @c, on its own CPU;
+ * @held: bit n set while the neighbour on objcg n is charged.
+ */
+static void bench_neighbours(struct bench_client *c, bool charge, u64 *held)
+{
+	unsigned int n;
+
+	for (n = 0; n < c->run->p.memcgs; n++) {
+		if (!charge) {
+			if (*held & BIT_ULL(n))
+				mcs_obj_uncharge(c->op_objcg[n], BENCH_NEIGHBOUR_SIZE);
+		} else if (mcs_obj_charge(c->op_objcg[n], GFP_KERNEL, BENCH_NEIGHBOUR_SIZE)) {
+			c->errors++;
+		} else {
+			*held |= BIT_ULL(n);
+		}
+	}
 }
 
 /*
@@ -297,8 +348,11 @@ static int bench_client_fn(void *arg)
 	struct bench_client *c = arg;
 	struct bench_run *run = c->run;
 	unsigned int n = 0, memcgs = run->p.memcgs;
-	u64 i = 0;
+	u64 i = 0, held = 0;
 
+	/* before the clock starts: the client is on its CPU already */
+	if (bench_has_neighbour(run))
+		bench_neighbours(c, true, &held);
 	/*
 	 * Sleep, not spin, until every client exists: spinning clients would
 	 * starve the creation of the later ones (kthreadd competes with them
@@ -314,6 +368,8 @@ static int bench_client_fn(void *arg)
 		if (!(++i & 255))
 			bench_preempt_point();
 	}
+	if (held)
+		bench_neighbours(c, false, &held);
 	c->ops = i;
 	if (atomic_dec_and_test(&run->loading))
 		complete(&run->stopped);
@@ -651,7 +707,7 @@ static void bench_prims(struct bench_run *run)
 static void bench_report(struct bench_run *run)
 {
 	unsigned int i, active = min(run->p.clients, num_online_cpus());
-	unsigned long fails, hits, misses, irq_misses, irq_fails;
+	unsigned long fails, hits, misses, refills, irq_misses, irq_fails;
 	u64 ops = run->ops, ns = run->ns, fires = 0, nmi_ops = 0, nmi_sent = 0;
 	char pmu[BENCH_PMU_MAX];
 	bool ok = true;
@@ -660,6 +716,7 @@ static void bench_report(struct bench_run *run)
 	hits = sum_events(run, MCS_STOCK_HIT);
 	misses = sum_events(run, MCS_STOCK_MISS);
 	fails = sum_events(run, MCS_TRYLOCK_FAIL);
+	refills = sum_events(run, MCS_REFILL);
 	irq_misses = memcg_events(run->irq_memcg, MCS_STOCK_MISS);
 	irq_fails = memcg_events(run->irq_memcg, MCS_TRYLOCK_FAIL);
 	for_each_possible_cpu(cpu) {
@@ -677,13 +734,13 @@ static void bench_report(struct bench_run *run)
 	mcs_bench_pmu_format(&run->pmu, ops, pmu, sizeof(pmu));
 
 	snprintf(run->result, sizeof(run->result),
-		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu errors=%ld %s %s verdict=%s\n",
+		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu errors=%ld %s %s verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
 		 run->p.hardirq, run->nmi, run->p.shared, run->p.memcgs,
 		 run->p.duration_ms, num_online_cpus(), ops, ns,
 		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
 		 ops ? ns * active / ops : 0, run->irq_ops, fires, irq_misses, irq_fails,
-		 nmi_sent, nmi_ops, hits, misses, fails, run->errors, run->prims, pmu,
+		 nmi_sent, nmi_ops, hits, misses, fails, refills, run->errors, run->prims, pmu,
 		 ok ? "PASS" : "FAIL");
 }
 
@@ -701,6 +758,7 @@ static int bench_run(const struct bench_params *p)
 	if (!run)
 		return -ENOMEM;
 	run->p = *p;
+	run->obj_size = wl_obj_size[p->workload] ?: BENCH_OBJ_SIZE;
 	init_waitqueue_head(&run->wq);
 	atomic_set(&run->loading, p->clients);
 	init_completion(&run->stopped);
