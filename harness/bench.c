@@ -177,6 +177,7 @@ struct bench_client {
 	struct mcs_objcg **objcg;	/* owned */
 	struct mcs_memcg **op_memcg;	/* charged: own, or client 0's when shared */
 	struct mcs_objcg **op_objcg;
+	u64 held;
 	u64 ops;
 	long errors;
 };
@@ -270,7 +271,16 @@ static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
 		mcs_uncharge_pages(memcg, 1);
 		return true;
 	}
-	if (mcs_obj_charge(objcg, gfp, run->obj_size))
+	if (mcs_obj_charge(objcg, gfp, BENCH_OBJ_SIZE))
+		return false;
+	mcs_obj_uncharge(objcg, BENCH_OBJ_SIZE);
+	return true;
+}
+
+/* One pair of a sized byte workload (bytes-256 ...), from a client. */
+static bool bench_sized_op(struct bench_run *run, struct mcs_objcg *objcg)
+{
+	if (mcs_obj_charge(objcg, GFP_KERNEL, run->obj_size))
 		return false;
 	mcs_obj_uncharge(objcg, run->obj_size);
 	return true;
@@ -284,20 +294,20 @@ static bool bench_has_neighbour(struct bench_run *run)
 
 /*
  * Charge (@charge) or free the neighbours of client @c, on its own CPU;
- * @held: bit n set while the neighbour on objcg n is charged.
+ * bit n of @c->held is set while the neighbour on objcg n is charged.
  */
-static void bench_neighbours(struct bench_client *c, bool charge, u64 *held)
+static noinline void bench_neighbours(struct bench_client *c, bool charge)
 {
 	unsigned int n;
 
 	for (n = 0; n < c->run->p.memcgs; n++) {
 		if (!charge) {
-			if (*held & BIT_ULL(n))
+			if (c->held & BIT_ULL(n))
 				mcs_obj_uncharge(c->op_objcg[n], BENCH_NEIGHBOUR_SIZE);
 		} else if (mcs_obj_charge(c->op_objcg[n], GFP_KERNEL, BENCH_NEIGHBOUR_SIZE)) {
 			c->errors++;
 		} else {
-			*held |= BIT_ULL(n);
+			c->held |= BIT_ULL(n);
 		}
 	}
 }
@@ -343,24 +353,20 @@ static void bench_client_put(struct bench_client *c)
 		bench_memcg_pair_put(c, n);
 }
 
-static int bench_client_fn(void *arg)
+/*
+ * The load loop of a client, until the phase leaves BENCH_LOAD; returns its
+ * pairs.  Inlined once per kind of op (@sized: bench_sized_op()), so that
+ * the sized workloads add nothing to the loop of the others.
+ */
+static __always_inline u64 bench_load(struct bench_client *c, bool sized)
 {
-	struct bench_client *c = arg;
 	struct bench_run *run = c->run;
 	unsigned int n = 0, memcgs = run->p.memcgs;
-	u64 i = 0, held = 0;
+	u64 i = 0;
 
-	/* before the clock starts: the client is on its CPU already */
-	if (bench_has_neighbour(run))
-		bench_neighbours(c, true, &held);
-	/*
-	 * Sleep, not spin, until every client exists: spinning clients would
-	 * starve the creation of the later ones (kthreadd competes with them
-	 * for the CPUs).  A setup that fails sends us straight to EXIT.
-	 */
-	wait_event_idle(run->wq, READ_ONCE(run->phase) != BENCH_SETUP);
 	while (READ_ONCE(run->phase) == BENCH_LOAD) {
-		if (!bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL))
+		if (!(sized ? bench_sized_op(run, c->op_objcg[n]) :
+		      bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL)))
 			c->errors++;
 		/* a compare, not a division: the same few instructions in every mode */
 		if (++n == memcgs)
@@ -368,9 +374,30 @@ static int bench_client_fn(void *arg)
 		if (!(++i & 255))
 			bench_preempt_point();
 	}
-	if (held)
-		bench_neighbours(c, false, &held);
-	c->ops = i;
+	return i;
+}
+
+static int bench_client_fn(void *arg)
+{
+	struct bench_client *c = arg;
+	struct bench_run *run = c->run;
+	bool sized = bench_has_neighbour(run);
+
+	/* before the clock starts: the client is on its CPU already */
+	if (sized)
+		bench_neighbours(c, true);
+	/*
+	 * Sleep, not spin, until every client exists: spinning clients would
+	 * starve the creation of the later ones (kthreadd competes with them
+	 * for the CPUs).  A setup that fails sends us straight to EXIT.
+	 */
+	wait_event_idle(run->wq, READ_ONCE(run->phase) != BENCH_SETUP);
+	if (sized) {
+		c->ops = bench_load(c, true);
+		bench_neighbours(c, false);
+	} else {
+		c->ops = bench_load(c, false);
+	}
 	if (atomic_dec_and_test(&run->loading))
 		complete(&run->stopped);
 
