@@ -486,10 +486,12 @@ memcg_stock_take(struct mcs_memcg *memcg, unsigned int nr_pages)
 	if (!local_trylock(&mcs_memcg_stock.lock))
 		return MCS_TAKE_BUSY;
 	stock = this_cpu_ptr(&mcs_memcg_stock);
+	MCS_UNROLL_SLOTS
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
 		u8 stock_pages;
 
-		if (READ_ONCE(stock->cached[i]) != memcg)
+		/* a plain read: only this CPU writes cached[], under our lock */
+		if (stock->cached[i] != memcg)
 			continue;
 		/* A memcg has at most one slot: stop here either way. */
 		stock_pages = READ_ONCE(stock->nr_pages[i]);
@@ -683,10 +685,11 @@ static __always_inline bool memcg_stock_refill_fast(struct mcs_memcg *memcg,
 		return false;
 	}
 	stock = this_cpu_ptr(&mcs_memcg_stock);
+	MCS_UNROLL_SLOTS
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
 		unsigned int total;
 
-		if (READ_ONCE(stock->cached[i]) != memcg)
+		if (stock->cached[i] != memcg)	/* as in memcg_stock_take() */
 			continue;
 		/* slot <= 64 plus refill <= 64 fits a u8 */
 		total = READ_ONCE(stock->nr_pages[i]) + nr_pages;

@@ -370,8 +370,10 @@ static __always_inline int obj_slot(struct mcs_obj_stock *stock, struct mcs_objc
 {
 	int i;
 
+	/* plain reads: only this CPU writes cached[], under the lock held */
+	MCS_UNROLL_SLOTS
 	for (i = 0; i < NR_OBJ_STOCK; i++)
-		if (READ_ONCE(stock->cached[i]) == objcg)
+		if (stock->cached[i] == objcg)
 			return i;
 	return -1;
 }
@@ -446,28 +448,26 @@ static noinline void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_
 					unsigned int nr_bytes, bool allow_uncharge)
 {
 	unsigned int nr_pages = 0, stocked, keep;
-	int i, empty = -1;
+	int i;
 
 	mcs_assert_mode_fence();
 	if (!stock)
 		goto leftover;
 
-	for (i = 0; i < NR_OBJ_STOCK; i++) {
-		if (stock->cached[i] == objcg)
-			break;
-		if (!stock->cached[i] && empty < 0)
-			empty = i;
-	}
-	if (i == NR_OBJ_STOCK) {
-		if (empty < 0) {
+	i = obj_slot(stock, objcg);
+	if (i < 0) {
+		i = NR_OBJ_STOCK;
+		if (stock->nr_cached < NR_OBJ_STOCK)
+			for (i = 0; i < NR_OBJ_STOCK && stock->cached[i]; i++)
+				;
+		if (i == NR_OBJ_STOCK) {
 			if (++stock->admit_wait < MCS_STOCK_ADMIT_EVERY)
 				goto leftover;
 			stock->admit_wait = 0;
-			empty = stock->drain_idx;
+			i = stock->drain_idx;
 			stock->drain_idx = (stock->drain_idx + 1) % NR_OBJ_STOCK;
-			drain_obj_stock_slot(stock, empty);
+			drain_obj_stock_slot(stock, i);
 		}
-		i = empty;
 		mcs_objcg_get(objcg);
 		/* the objcg's leftovers join the slot; may be many pages */
 		stock->nr_bytes[i] = atomic_xchg(&objcg->nr_charged_bytes, 0);
