@@ -409,7 +409,9 @@ for k, runs in icount.items():
              "64 bytes short (1 client, 1 memcg), instructions per pair (the fewer of the boots) and "
              "page moves per pair (page charges, hits + misses, and pages put back into the memcg "
              "stock, refills, per pair, first boot; about 2 is a page charged and uncharged per "
-             "pair: ping-pong):")
+             "pair: ping-pong; objcg-atomic gives its pages straight back to the counters, which "
+             "refills do not count, so its 1 is that ping-pong too; these rows run a loop of their "
+             "own: compare them with each other, not with the bytes rows):")
         emit(f"  {'workload':<10} | " + " ".join(f"{label(m, 'bytes'):>21}" for m in MODES))
         for wl in sized:
             cells = []
