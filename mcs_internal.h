@@ -24,11 +24,11 @@
 #define NR_MEMCG_STOCK		7
 
 /*
- * Put before the slot scans of the inline charge paths: unrolled, a slot
- * costs a compare and a branch instead of six instructions of a loop, and
- * a miss scans every slot.
+ * The slot scans of the inline charge paths, over NR_MEMCG_STOCK or
+ * NR_OBJ_STOCK slots, are unrolled ("#pragma GCC unroll 8" before each): a
+ * slot costs a compare and a branch instead of six instructions of a loop,
+ * and a miss scans every slot.
  */
-#define MCS_UNROLL_SLOTS	_Pragma("GCC unroll 8")
 
 /*
  * What a per-CPU stock answered the inline path of a charge.  MCS_TAKE_FULL

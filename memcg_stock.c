@@ -486,7 +486,7 @@ memcg_stock_take(struct mcs_memcg *memcg, unsigned int nr_pages)
 	if (!local_trylock(&mcs_memcg_stock.lock))
 		return MCS_TAKE_BUSY;
 	stock = this_cpu_ptr(&mcs_memcg_stock);
-	MCS_UNROLL_SLOTS
+#pragma GCC unroll 8	/* see NR_MEMCG_STOCK */
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
 		u8 stock_pages;
 
@@ -685,7 +685,7 @@ static __always_inline bool memcg_stock_refill_fast(struct mcs_memcg *memcg,
 		return false;
 	}
 	stock = this_cpu_ptr(&mcs_memcg_stock);
-	MCS_UNROLL_SLOTS
+#pragma GCC unroll 8	/* see NR_MEMCG_STOCK */
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
 		unsigned int total;
 

@@ -371,7 +371,7 @@ static __always_inline int obj_slot(struct mcs_obj_stock *stock, struct mcs_objc
 	int i;
 
 	/* plain reads: only this CPU writes cached[], under the lock held */
-	MCS_UNROLL_SLOTS
+#pragma GCC unroll 8	/* see NR_MEMCG_STOCK */
 	for (i = 0; i < NR_OBJ_STOCK; i++)
 		if (stock->cached[i] == objcg)
 			return i;
