@@ -602,7 +602,7 @@ __always_inline void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int 
  * The refill of a byte uncharge in mode "decoupled", inline, in the
  * section of the stock's lock, which is the mode fence (see
  * memcg_stock_refill_fast()).  A hit (the objcg has a slot that stays
- * within a page) costs the trylock pair and the slot scan; the rest is
+ * within OBJ_STOCK_HIGH) costs the trylock pair and the slot scan; the rest is
  * __refill_obj_stock(), under the same lock.  False, with nothing done,
  * when the stock is busy or the mode is another.
  */
