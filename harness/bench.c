@@ -40,7 +40,8 @@
  * many bytes, sizes that leave a rest of the page, next to a neighbour: a
  * live object of PAGE_SIZE - 64 bytes that each client charges on each of
  * its objcgs before the load and frees after it, so that the stock holds
- * fewer bytes than the object (64) when the load starts.  A stock that
+ * fewer bytes than the object (64) when the load starts (the interrupt
+ * and NMI load of these workloads charges 64 bytes).  A stock that
  * gives whole pages back as soon as it holds more than one then charges
  * and uncharges a page per pair (ping-pong): the result's hits (page
  * charges served by the memcg stock) and refills (pages put back into it)
