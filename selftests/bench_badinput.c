@@ -575,9 +575,9 @@ static void test_obj_sizes(void)
 		snprintf(line, sizeof(line), "mode=decoupled duration_ms=20 memcgs=2 workload=%s",
 			 sizes[i]);
 		ok = bench_passes(line) && mcs_read("bench", res, sizeof(res)) > 0;
-		ops = ok ? mcs_kv_long(res, "ops", -1) : -1;
-		pages = ok ? mcs_kv_long(res, "hits", -1) + mcs_kv_long(res, "misses", -1) +
-			     mcs_kv_long(res, "refills", -1) : -1;
+		ops = ok ? (long)res_double(res, "ops") : -1;
+		pages = ok ? (long)(res_double(res, "hits") + res_double(res, "misses") +
+				    res_double(res, "refills")) : -1;
 		/* the neighbours and the first objects move a few pages, no more */
 		ok = ok && ops > 0 && pages >= 0 && pages <= ops / 16 + 16;
 		if (!ok)
