@@ -140,7 +140,8 @@ struct mcs_memcg {
  *	after an operation completes
  * @cached: memcg of slot i or NULL; each non-NULL slot holds a reference
  * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK)
- * @nr_cached: slots in use (non-NULL @cached)
+ * @nr_cached: slots in use (non-NULL @cached); when it drops to 0,
+ *	@admit_wait and @drain_idx restart at 0
  * @admit_wait: refills turned away since the last eviction (full stock)
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU
@@ -197,7 +198,8 @@ struct mcs_objcg {
  * @nr_bytes: pre-charged bytes available to @cached[i]
  * @cached: objcg of slot i or NULL; each non-NULL slot holds a reference
  * @drain_idx: round-robin eviction cursor, in [0, NR_OBJ_STOCK)
- * @nr_cached: slots in use (non-NULL @cached)
+ * @nr_cached: slots in use (non-NULL @cached); when it drops to 0,
+ *	@admit_wait and @drain_idx restart at 0
  * @admit_wait: refills turned away since the last eviction (full stock)
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU

@@ -548,7 +548,11 @@ static void drain_stock(struct mcs_memcg_stock *stock, int i, int cause)
 	}
 	mcs_memcg_event(old, MCS_DRAIN);
 	WRITE_ONCE(stock->cached[i], NULL);
-	stock->nr_cached--;
+	/* an empty stock starts afresh: the same history, the same evictions */
+	if (!--stock->nr_cached) {
+		stock->admit_wait = 0;
+		stock->drain_idx = 0;
+	}
 	mcs_memcg_put(old);
 }
 

@@ -423,7 +423,11 @@ static void drain_obj_stock_slot(struct mcs_obj_stock *stock, int i)
 	if (stock->index == i)
 		drain_obj_stock_stats(stock);
 	WRITE_ONCE(stock->cached[i], NULL);
-	stock->nr_cached--;
+	/* an empty stock starts afresh (see drain_stock() of the memcg stock) */
+	if (!--stock->nr_cached) {
+		stock->admit_wait = 0;
+		stock->drain_idx = 0;
+	}
 	mcs_objcg_put(old);
 }
 
