@@ -23,8 +23,34 @@
 /* Memcg slots per CPU: lock + 7 page counts + 7 pointers fill one line. */
 #define NR_MEMCG_STOCK		7
 
-/* What a per-CPU stock answered the inline path of a charge. */
-enum mcs_stock_answer { MCS_TAKE_NOT_ASKED, MCS_TAKE_HIT, MCS_TAKE_MISS, MCS_TAKE_BUSY };
+/*
+ * The slot scans of the inline charge paths, over NR_MEMCG_STOCK or
+ * NR_OBJ_STOCK slots, are unrolled ("#pragma GCC unroll 8" before each): a
+ * slot costs a compare and a branch instead of six instructions of a loop,
+ * and a miss scans every slot.
+ */
+
+/*
+ * What a per-CPU stock answered the inline path of a charge.  MCS_TAKE_FULL
+ * is a miss of a memcg or objcg that has no slot in a stock whose slots are
+ * all taken: its refill will likely be turned away (MCS_STOCK_ADMIT_EVERY).
+ */
+enum mcs_stock_answer {
+	MCS_TAKE_NOT_ASKED, MCS_TAKE_HIT, MCS_TAKE_MISS, MCS_TAKE_FULL, MCS_TAKE_BUSY
+};
+
+/*
+ * A full stock gives a slot to a newcomer (a memcg or objcg without one)
+ * on every MCS_STOCK_ADMIT_EVERY-th refill it would need one for; the
+ * others go straight back to the counters (pages) or to the objcg's
+ * leftover (bytes).  With more memcgs in turn than slots, evicting on
+ * every miss (round-robin or LRU alike) empties each slot just before its
+ * memcg comes back, so every charge pays a batch and an eviction; turning
+ * most newcomers away keeps the slots that hit and bounds the evictions
+ * to one per MCS_STOCK_ADMIT_EVERY misses, so that a new working set
+ * still gets in.
+ */
+#define MCS_STOCK_ADMIT_EVERY	8
 
 /* Bit in the stocks' ->flags: a drain of this stock is queued or running. */
 #define FLUSHING_CACHED_CHARGE	0
@@ -117,6 +143,9 @@ struct mcs_memcg {
  * @owner: the exclusion of mode "decoupled-owner" (stock_owner.h), which
  *	protects the same fields as @lock; outside the line of the hit path
  *	that @lock shares with @nr_pages and @cached
+ * @nr_cached: slots in use (non-NULL @cached); when it drops to 0,
+ *	@admit_wait and @drain_idx restart at 0
+ * @admit_wait: refills turned away since the last eviction (full stock)
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU
  *
@@ -131,6 +160,8 @@ struct mcs_memcg_stock {
 	struct mcs_memcg *cached[NR_MEMCG_STOCK];
 	u8 drain_idx;
 	u8 owner;
+	u8 nr_cached;
+	u8 admit_wait;
 	unsigned long flags;
 	struct work_struct work;
 };
@@ -160,8 +191,8 @@ struct mcs_objcg {
 	struct mcs_deferred deferred;
 };
 
-/* Objcg slots per CPU in the obj stock. */
-#define NR_OBJ_STOCK		5
+/* Objcg slots per CPU in the obj stock: as many as the memcg stock has. */
+#define NR_OBJ_STOCK		7
 
 /**
  * struct mcs_obj_stock - per-CPU cache of pre-charged bytes
@@ -174,6 +205,9 @@ struct mcs_objcg {
  * @drain_idx: round-robin eviction cursor, in [0, NR_OBJ_STOCK)
  * @owner: the exclusion of mode "decoupled-owner" (stock_owner.h), which
  *	protects what @lock protects
+ * @nr_cached: slots in use (non-NULL @cached); when it drops to 0,
+ *	@admit_wait and @drain_idx restart at 0
+ * @admit_wait: refills turned away since the last eviction (full stock)
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU
  */
@@ -186,6 +220,8 @@ struct mcs_obj_stock {
 	struct mcs_objcg *cached[NR_OBJ_STOCK];
 	u8 drain_idx;
 	u8 owner;
+	u8 nr_cached;
+	u8 admit_wait;
 	unsigned long flags;
 	struct work_struct work;
 };

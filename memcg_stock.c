@@ -6,7 +6,10 @@
  * counters, for up to NR_MEMCG_STOCK memcgs.  A charge of up to
  * MCS_CHARGE_BATCH pages is served from it when the memcg has a slot with
  * enough pages; otherwise a whole batch is charged to the counters and the
- * surplus is put in the stock.  Uncharges go back into the stock.
+ * surplus is put in the stock.  Uncharges go back into the stock.  When
+ * more memcgs charge on a CPU than it has slots, a full stock admits a
+ * newcomer only on every MCS_STOCK_ADMIT_EVERY-th refill and charges the
+ * others exactly, so that a miss costs about what no stock costs.
  *
  * Context rules:
  *  - consume_stock(), refill_stock(), mcs_charge_pages() and
@@ -485,20 +488,28 @@ memcg_stock_take(struct mcs_memcg *memcg, unsigned int nr_pages, enum mcs_stock_
 	if (!mcs_memcg_stock_trylock(mode))
 		return MCS_TAKE_BUSY;
 	stock = this_cpu_ptr(&mcs_memcg_stock);
+#pragma GCC unroll 8	/* see NR_MEMCG_STOCK */
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
 		u8 stock_pages;
 
-		if (READ_ONCE(stock->cached[i]) != memcg)
+		/* a plain read: only this CPU writes cached[], under our lock */
+		if (stock->cached[i] != memcg)
 			continue;
 		/* A memcg has at most one slot: stop here either way. */
 		stock_pages = READ_ONCE(stock->nr_pages[i]);
 		if (stock_pages < nr_pages)
-			break;
+			goto miss;
 		WRITE_ONCE(stock->nr_pages[i], stock_pages - nr_pages);
 		__mcs_memcg_event(memcg, MCS_STOCK_HIT);
 		mcs_memcg_stock_unlock(mode);
 		return MCS_TAKE_HIT;
 	}
+	/* no slot: can the surplus of a batch have one? */
+	if (stock->nr_cached == NR_MEMCG_STOCK) {
+		mcs_memcg_stock_unlock(mode);
+		return MCS_TAKE_FULL;
+	}
+miss:
 	mcs_memcg_stock_unlock(mode);
 	return MCS_TAKE_MISS;
 }
@@ -546,6 +557,11 @@ static void drain_stock(struct mcs_memcg_stock *stock, int i, int cause)
 	}
 	mcs_memcg_event(old, MCS_DRAIN);
 	WRITE_ONCE(stock->cached[i], NULL);
+	/* an empty stock starts afresh: the same history, the same evictions */
+	if (!--stock->nr_cached) {
+		stock->admit_wait = 0;
+		stock->drain_idx = 0;
+	}
 	mcs_memcg_put(old);
 }
 
@@ -568,28 +584,61 @@ int mcs_context(void)
 }
 
 /*
+ * A refill of @nr_pages of @memcg, which has no slot in the locked @stock,
+ * out of line.  The memcg takes the first empty slot.  When every slot is
+ * taken, it evicts one (round-robin: the victim is not chosen at random,
+ * the RNG takes a lock of its own and this runs in any context) only on
+ * every MCS_STOCK_ADMIT_EVERY-th such refill; the others go straight back
+ * to the counters, at the cost of an uncharge without a stock.
+ */
+static noinline void memcg_stock_refill_new(struct mcs_memcg_stock *stock,
+					    struct mcs_memcg *memcg,
+					    unsigned int nr_pages)
+{
+	int i;
+
+	mcs_assert_mode_fence();
+	/* An offline memcg gets no new slot: its stocks were drained. */
+	if (!READ_ONCE(memcg->online))
+		goto uncharge;
+	i = NR_MEMCG_STOCK;
+	if (stock->nr_cached < NR_MEMCG_STOCK)
+		for (i = 0; i < NR_MEMCG_STOCK && READ_ONCE(stock->cached[i]); i++)
+			;
+	if (i == NR_MEMCG_STOCK) {
+		if (++stock->admit_wait < MCS_STOCK_ADMIT_EVERY)
+			goto uncharge;
+		stock->admit_wait = 0;
+		i = stock->drain_idx;
+		stock->drain_idx = (stock->drain_idx + 1) % NR_MEMCG_STOCK;
+		trace_mcs_stock_evict(memcg->id, stock->cached[i]->id, i);
+		drain_stock(stock, i, MCS_DRAIN_EVICT);
+	}
+	mcs_memcg_get(memcg);
+	WRITE_ONCE(stock->nr_pages[i], nr_pages);
+	WRITE_ONCE(stock->cached[i], memcg);
+	stock->nr_cached++;
+	__mcs_memcg_event(memcg, MCS_REFILL);
+	return;
+
+uncharge:
+	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+}
+
+/*
  * The rest of a refill of @nr_pages of @memcg into the locked @stock, out
- * of line: the memcg has no slot yet, or its slot goes over the batch and
- * is drained whole.  A memcg without a slot takes the first empty one or
- * evicts round-robin.  The victim is not chosen at random: the RNG takes
- * a lock of its own and this runs in any context.
+ * of line: the memcg has no slot yet (memcg_stock_refill_new()), or its
+ * slot goes over the batch and is drained whole.
  */
 static noinline void memcg_stock_refill_locked(struct mcs_memcg_stock *stock,
 					       struct mcs_memcg *memcg,
 					       unsigned int nr_pages)
 {
-	int i, empty = -1;
+	int i;
 
 	mcs_assert_mode_fence();
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
-		struct mcs_memcg *cached = READ_ONCE(stock->cached[i]);
-
-		if (!cached) {
-			if (empty < 0)
-				empty = i;
-			continue;
-		}
-		if (cached == memcg) {
+		if (READ_ONCE(stock->cached[i]) == memcg) {
 			/* slot <= 64 plus refill <= 64 fits a u8 */
 			unsigned int total = READ_ONCE(stock->nr_pages[i]) + nr_pages;
 
@@ -600,22 +649,7 @@ static noinline void memcg_stock_refill_locked(struct mcs_memcg_stock *stock,
 			return;
 		}
 	}
-
-	/* An offline memcg gets no new slot: its stocks were drained. */
-	if (!READ_ONCE(memcg->online)) {
-		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
-		return;
-	}
-	if (empty < 0) {
-		empty = stock->drain_idx;
-		stock->drain_idx = (stock->drain_idx + 1) % NR_MEMCG_STOCK;
-		trace_mcs_stock_evict(memcg->id, stock->cached[empty]->id, empty);
-		drain_stock(stock, empty, MCS_DRAIN_EVICT);
-	}
-	mcs_memcg_get(memcg);
-	WRITE_ONCE(stock->nr_pages[empty], nr_pages);
-	WRITE_ONCE(stock->cached[empty], memcg);
-	__mcs_memcg_event(memcg, MCS_REFILL);
+	memcg_stock_refill_new(stock, memcg, nr_pages);
 }
 
 /*
@@ -668,21 +702,26 @@ static __always_inline bool memcg_stock_refill_fast(struct mcs_memcg *memcg,
 		return false;
 	}
 	stock = this_cpu_ptr(&mcs_memcg_stock);
+#pragma GCC unroll 8	/* see NR_MEMCG_STOCK */
 	for (i = 0; i < NR_MEMCG_STOCK; i++) {
 		unsigned int total;
 
-		if (READ_ONCE(stock->cached[i]) != memcg)
+		if (stock->cached[i] != memcg)	/* as in memcg_stock_take() */
 			continue;
 		/* slot <= 64 plus refill <= 64 fits a u8 */
 		total = READ_ONCE(stock->nr_pages[i]) + nr_pages;
-		if (total > MCS_CHARGE_BATCH)
-			break;
+		if (total > MCS_CHARGE_BATCH) {
+			memcg_stock_refill_locked(stock, memcg, nr_pages);
+			goto unlock;
+		}
 		WRITE_ONCE(stock->nr_pages[i], total);
 		__mcs_memcg_event(memcg, MCS_REFILL);
 		mcs_memcg_stock_unlock(mode);
 		return true;
 	}
-	memcg_stock_refill_locked(stock, memcg, nr_pages);
+	/* no slot: no second scan */
+	memcg_stock_refill_new(stock, memcg, nr_pages);
+unlock:
 	mcs_memcg_stock_unlock(mode);
 	return true;
 }
@@ -899,7 +938,11 @@ static bool gfp_allows_spinning(gfp_t gfp)
  * counters and the surplus into the stock; a refused batch is retried with
  * exactly @nr_pages; a refused exact charge drains the refusing memcg's
  * subtree once (asynchronously) when the caller may block, then fails or
- * is forced.
+ * is forced.  A memcg without a slot in a full stock (MCS_TAKE_FULL) is
+ * charged exactly: the surplus of a batch would most likely be turned away
+ * (memcg_stock_refill_new()) or cost an eviction.  Its slot, once it gets
+ * one, starts with what its uncharges bring and gets a batch at its first
+ * shortfall.
  */
 static noinline int charge_pages_slow(struct mcs_memcg *memcg, gfp_t gfp,
 				      unsigned int nr_pages, enum mcs_stock_answer answer)
@@ -929,7 +972,8 @@ static noinline int charge_pages_slow(struct mcs_memcg *memcg, gfp_t gfp,
 		return 0;	/* the stock counted the hit */
 	mcs_memcg_event(memcg, MCS_STOCK_MISS);
 
-	if (!gfp_allows_spinning(gfp) || !mcs_mode_has_page_stock(mcs_stock_mode_now()))
+	if (!gfp_allows_spinning(gfp) || !mcs_mode_has_page_stock(mcs_stock_mode_now()) ||
+	    answer == MCS_TAKE_FULL)
 		batch = nr_pages;
 retry:
 	if (mcs_page_counter_try_charge(&memcg->memory, batch, &fail))

@@ -311,7 +311,11 @@ void mcs_memcg_stat(struct mcs_memcg *memcg, struct mcs_memcg_stat *stat);
 
 /* ---- Page charges: charge and uncharge pages through the memcg stock, drain the stocks ---- */
 
-/* Pages charged to the counters at once; the surplus feeds the stock. */
+/*
+ * The most pages a miss charges to the counters at once (or the request,
+ * if larger); the surplus feeds the stock, which never holds more per
+ * memcg.  A memcg that has no slot in a full stock is charged exactly.
+ */
 #define MCS_CHARGE_BATCH	64U
 
 /**

@@ -7,7 +7,14 @@
  * NR_OBJ_STOCK objcgs plus one pair of slab-statistics deltas.  Whole
  * pages are charged to the memcg (through mcs_charge_pages(), so through the
  * memcg stock) when the obj stock runs dry, and returned when a slot holds
- * more than a page.
+ * more than OBJ_STOCK_HIGH (two pages): the slot then keeps one page above
+ * its sub-page rest, so that an object that is freed and allocated again
+ * never moves a page each time (upstream returns whole pages as soon as a
+ * slot holds more than one, which an object larger than what the slot
+ * keeps turns into a page charge and a page uncharge per allocation).
+ * A full stock admits an objcg without a slot only on every
+ * MCS_STOCK_ADMIT_EVERY-th refill that needs one; the bytes of the others
+ * go to their objcg's leftover, where its next charge looks first.
  *
  * The obj stock is fully separate from the memcg stock: its own struct,
  * its own local_trylock_t, its own drain work and FLUSHING bit.
@@ -69,6 +76,14 @@ static atomic_long_t nr_objcgs = ATOMIC_LONG_INIT(0);
 
 /* Bytes a slot may hold however it was filled. */
 #define OBJ_STOCK_MAX	U16_MAX
+
+/*
+ * Bytes a slot may hold before an uncharge gives pages back, and what it
+ * keeps then: its sub-page rest plus one page (where two pages fit
+ * OBJ_STOCK_MAX, i.e. pages up to 16 KiB; else just the rest).
+ */
+#define OBJ_STOCK_HIGH	min_t(unsigned int, 2 * PAGE_SIZE, OBJ_STOCK_MAX)
+#define OBJ_STOCK_KEEP	(2 * PAGE_SIZE <= OBJ_STOCK_MAX ? PAGE_SIZE : 0)
 
 /* ---- objcg lifetime --------------------------------------------------- */
 
@@ -361,8 +376,10 @@ static __always_inline int obj_slot(struct mcs_obj_stock *stock, struct mcs_objc
 {
 	int i;
 
+	/* plain reads: only this CPU writes cached[], under the lock held */
+#pragma GCC unroll 8	/* see NR_MEMCG_STOCK */
 	for (i = 0; i < NR_OBJ_STOCK; i++)
-		if (READ_ONCE(stock->cached[i]) == objcg)
+		if (stock->cached[i] == objcg)
 			return i;
 	return -1;
 }
@@ -412,6 +429,11 @@ static void drain_obj_stock_slot(struct mcs_obj_stock *stock, int i)
 	if (stock->index == i)
 		drain_obj_stock_stats(stock);
 	WRITE_ONCE(stock->cached[i], NULL);
+	/* an empty stock starts afresh (see drain_stock() of the memcg stock) */
+	if (!--stock->nr_cached) {
+		stock->admit_wait = 0;
+		stock->drain_idx = 0;
+	}
 	mcs_objcg_put(old);
 }
 
@@ -425,51 +447,58 @@ static void drain_obj_stock(struct mcs_obj_stock *stock)
 
 /*
  * Put @nr_bytes, already charged, into the stock.  @allow_uncharge: give
- * whole pages back once the slot holds more than a page.  The charge side
- * passes false so that it does not uncharge a page it has just charged.
- * With a NULL (busy) stock, pages are uncharged directly and the remainder
- * is left on the objcg.
+ * whole pages back once the slot holds more than OBJ_STOCK_HIGH, down to
+ * its sub-page rest plus OBJ_STOCK_KEEP.  The charge side passes false so
+ * that it does not uncharge a page it has just charged.  With a NULL
+ * (busy) stock, or an objcg without a slot that a full stock turns away
+ * (MCS_STOCK_ADMIT_EVERY), the bytes go to the objcg's leftover, which
+ * returns whole pages at once.
  */
 static noinline void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *stock,
 					unsigned int nr_bytes, bool allow_uncharge)
 {
-	unsigned int nr_pages = 0, stocked;
-	int i, empty = -1;
+	unsigned int nr_pages = 0, stocked, keep;
+	int i;
 
 	mcs_assert_mode_fence();
-	if (!stock) {
-		mcs_objcg_add_leftover(objcg, nr_bytes);
-		return;
-	}
+	if (!stock)
+		goto leftover;
 
-	for (i = 0; i < NR_OBJ_STOCK; i++) {
-		if (stock->cached[i] == objcg)
-			break;
-		if (!stock->cached[i] && empty < 0)
-			empty = i;
-	}
-	if (i == NR_OBJ_STOCK) {
-		if (empty < 0) {
-			empty = stock->drain_idx;
+	i = obj_slot(stock, objcg);
+	if (i < 0) {
+		i = NR_OBJ_STOCK;
+		if (stock->nr_cached < NR_OBJ_STOCK)
+			for (i = 0; i < NR_OBJ_STOCK && stock->cached[i]; i++)
+				;
+		if (i == NR_OBJ_STOCK) {
+			if (++stock->admit_wait < MCS_STOCK_ADMIT_EVERY)
+				goto leftover;
+			stock->admit_wait = 0;
+			i = stock->drain_idx;
 			stock->drain_idx = (stock->drain_idx + 1) % NR_OBJ_STOCK;
-			drain_obj_stock_slot(stock, empty);
+			drain_obj_stock_slot(stock, i);
 		}
-		i = empty;
 		mcs_objcg_get(objcg);
 		/* the objcg's leftovers join the slot; may be many pages */
 		stock->nr_bytes[i] = atomic_xchg(&objcg->nr_charged_bytes, 0);
 		WRITE_ONCE(stock->cached[i], objcg);
+		stock->nr_cached++;
 		allow_uncharge = true;
 	}
 
 	stocked = stock->nr_bytes[i] + nr_bytes;
-	if ((allow_uncharge && stocked > PAGE_SIZE) || stocked > OBJ_STOCK_MAX) {
-		nr_pages = stocked >> PAGE_SHIFT;
-		stocked &= PAGE_SIZE - 1;
+	if ((allow_uncharge && stocked > OBJ_STOCK_HIGH) || stocked > OBJ_STOCK_MAX) {
+		keep = (stocked & (PAGE_SIZE - 1)) + OBJ_STOCK_KEEP;
+		nr_pages = (stocked - keep) >> PAGE_SHIFT;
+		stocked = keep;
 	}
 	stock->nr_bytes[i] = stocked;
 	if (nr_pages)
 		mcs_objcg_uncharge_pages(objcg, nr_pages);
+	return;
+
+leftover:
+	mcs_objcg_add_leftover(objcg, nr_bytes);
 }
 
 /*
@@ -586,7 +615,7 @@ __always_inline void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int 
  * The refill of a byte uncharge in mode "decoupled", inline, in the
  * section of the stock's lock, which is the mode fence (see
  * memcg_stock_refill_fast()).  A hit (the objcg has a slot that stays
- * within a page) costs the trylock pair and the slot scan; the rest is
+ * within OBJ_STOCK_HIGH) costs the trylock pair and the slot scan; the rest is
  * __refill_obj_stock(), under the same lock.  False, with nothing done,
  * when the stock is busy or the mode is another.
  */
@@ -606,8 +635,7 @@ static __always_inline bool obj_stock_uncharge_fast(struct mcs_objcg *objcg,
 	}
 	stock = this_cpu_ptr(&mcs_obj_stock);
 	i = obj_slot(stock, objcg);
-	if (likely(i >= 0) &&
-	    stock->nr_bytes[i] + nr_bytes <= min_t(unsigned int, PAGE_SIZE, OBJ_STOCK_MAX))
+	if (likely(i >= 0) && stock->nr_bytes[i] + nr_bytes <= OBJ_STOCK_HIGH)
 		stock->nr_bytes[i] += nr_bytes;
 	else
 		__refill_obj_stock(objcg, stock, nr_bytes, true);
@@ -640,6 +668,10 @@ obj_stock_take(struct mcs_objcg *objcg, unsigned int size, enum mcs_stock_mode m
 		mcs_obj_stock_unlock(mode);
 		return MCS_TAKE_HIT;
 	}
+	if (i < 0 && stock->nr_cached == NR_OBJ_STOCK) {
+		mcs_obj_stock_unlock(mode);
+		return MCS_TAKE_FULL;
+	}
 	mcs_obj_stock_unlock(mode);
 	return MCS_TAKE_MISS;
 }
@@ -660,6 +692,13 @@ static noinline int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 
 	if (answer == MCS_TAKE_NOT_ASKED &&
 	    mcs_mode_consume_bytes(objcg, size, account, nid, item))
+		return 0;
+	/*
+	 * No slot in a full stock: the bytes its refills were turned away
+	 * with wait on the leftover (an unaccounted charge only: answer is
+	 * never FULL for an accounted one).
+	 */
+	if (answer == MCS_TAKE_FULL && objcg_take_leftover(objcg, size))
 		return 0;
 	ret = objcg_charge_pages(objcg, gfp, PAGE_ALIGN(size) >> PAGE_SHIFT);
 	if (ret)

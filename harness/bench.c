@@ -11,7 +11,8 @@
  * Keys (each at most once; the ones left out take the value in brackets):
  * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner [decoupled],
  * clients=1..256 [1],
- * workload=pages|bytes|mixed|floor [pages], hardirq=0|1 [0], nmi=0|1 [0],
+ * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000 [pages],
+ * hardirq=0|1 [0], nmi=0|1 [0],
  * shared=0|1 [0], memcgs=1..64 [1] (clients x memcgs at most 1024),
  * duration_ms=1..10000 [200], pmu=off|hw|sw [off].
  * "coupled-noirq" is a control that exists only here: the coupled stock
@@ -36,6 +37,16 @@
  * (IRQs are off while a task holds the lock), the decoupled stock lets it
  * in and sends it to the slow path when the stock is busy.  workload=floor
  * is a bare per-CPU add/sub pair, the physical limit of a stock hit.
+ * workload=bytes-256, bytes-1024 and bytes-3000 charge objects of that
+ * many bytes, sizes that leave a rest of the page, next to a neighbour: a
+ * live object of PAGE_SIZE - 64 bytes that each client charges on each of
+ * its objcgs before the load and frees after it, so that the stock holds
+ * fewer bytes than the object (64) when the load starts (the interrupt
+ * and NMI load of these workloads charges 64 bytes).  A stock that
+ * gives whole pages back as soon as it holds more than one then charges
+ * and uncharges a page per pair (ping-pong): the result's hits (page
+ * charges served by the memcg stock) and refills (pages put back into it)
+ * count that.
  * With nmi=1 the same timers send an NMI to the next online CPU (at most
  * one in flight per CPU, nmi.c), whose handler charges and uncharges with
  * a gfp without reclaim bits; where the kernel has no NMI source (UML) the
@@ -112,11 +123,24 @@
 /* Creating every client may take this long, then the write gives up. */
 #define BENCH_SETUP_MAX		(20 * HZ)
 
-enum bench_workload { WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, NR_WL };
+enum bench_workload {
+	WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, WL_BYTES_256, WL_BYTES_1024, WL_BYTES_3000, NR_WL
+};
 
 static const char * const wl_names[NR_WL] = {
 	[WL_PAGES] = "pages", [WL_BYTES] = "bytes", [WL_MIXED] = "mixed", [WL_FLOOR] = "floor",
+	[WL_BYTES_256] = "bytes-256", [WL_BYTES_1024] = "bytes-1024",
+	[WL_BYTES_3000] = "bytes-3000",
 };
+
+/* Object size of each workload that charges bytes; 0: none of its own. */
+static const unsigned int wl_obj_size[NR_WL] = {
+	[WL_BYTES] = BENCH_OBJ_SIZE, [WL_MIXED] = BENCH_OBJ_SIZE,
+	[WL_BYTES_256] = 256, [WL_BYTES_1024] = 1024, [WL_BYTES_3000] = 3000,
+};
+
+/* The live neighbour of the sized workloads: leaves 64 bytes in a fresh stock slot. */
+#define BENCH_NEIGHBOUR_SIZE	(PAGE_SIZE - 64)
 
 enum bench_key {
 	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION,
@@ -156,6 +180,7 @@ struct bench_client {
 	struct mcs_objcg **objcg;	/* owned */
 	struct mcs_memcg **op_memcg;	/* charged: own, or client 0's when shared */
 	struct mcs_objcg **op_objcg;
+	u64 held;
 	u64 ops;
 	long errors;
 };
@@ -181,6 +206,7 @@ struct bench_irq {
  * @irq: nr_cpu_ids interrupt timers, indexed by CPU
  * @memcgs: p.clients x p.memcgs memcgs, client by client
  * @objcgs: their objcgs
+ * @obj_size: bytes per byte charge (wl_obj_size[], BENCH_OBJ_SIZE without one)
  * @nmi: the NMI source: "on", "off", "unsupported" or "busy"
  * @prims: the primitive costs measured before the run
  * @client_cpus: the CPUs the clients are bound to
@@ -206,6 +232,7 @@ struct bench_run {
 	struct bench_irq *irq;
 	struct mcs_memcg **memcgs;
 	struct mcs_objcg **objcgs;
+	unsigned int obj_size;
 	const char *nmi;
 	char prims[160];
 	struct cpumask client_cpus;
@@ -258,6 +285,41 @@ static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
 	return true;
 }
 
+/* One pair of a sized byte workload (bytes-256 ...), from a client. */
+static bool bench_sized_op(struct bench_run *run, struct mcs_objcg *objcg)
+{
+	if (mcs_obj_charge(objcg, GFP_KERNEL, run->obj_size))
+		return false;
+	mcs_obj_uncharge(objcg, run->obj_size);
+	return true;
+}
+
+/* The sized byte workloads keep a live neighbour on each charged objcg. */
+static bool bench_has_neighbour(struct bench_run *run)
+{
+	return run->p.workload >= WL_BYTES_256;
+}
+
+/*
+ * Charge (@charge) or free the neighbours of client @c, on its own CPU;
+ * bit n of @c->held is set while the neighbour on objcg n is charged.
+ */
+static noinline void bench_neighbours(struct bench_client *c, bool charge)
+{
+	unsigned int n;
+
+	for (n = 0; n < c->run->p.memcgs; n++) {
+		if (!charge) {
+			if (c->held & BIT_ULL(n))
+				mcs_obj_uncharge(c->op_objcg[n], BENCH_NEIGHBOUR_SIZE);
+		} else if (mcs_obj_charge(c->op_objcg[n], GFP_KERNEL, BENCH_NEIGHBOUR_SIZE)) {
+			c->errors++;
+		} else {
+			c->held |= BIT_ULL(n);
+		}
+	}
+}
+
 /*
  * cond_resched() is a no-op on fully preemptible kernels, which rely on
  * the return from the timer interrupt to preempt.  UML delivers an
@@ -299,21 +361,20 @@ static void bench_client_put(struct bench_client *c)
 		bench_memcg_pair_put(c, n);
 }
 
-static int bench_client_fn(void *arg)
+/*
+ * The load loop of a client, until the phase leaves BENCH_LOAD; returns its
+ * pairs.  Inlined once per kind of op (@sized: bench_sized_op()), so that
+ * the sized workloads add nothing to the loop of the others.
+ */
+static __always_inline u64 bench_load(struct bench_client *c, bool sized)
 {
-	struct bench_client *c = arg;
 	struct bench_run *run = c->run;
 	unsigned int n = 0, memcgs = run->p.memcgs;
 	u64 i = 0;
 
-	/*
-	 * Sleep, not spin, until every client exists: spinning clients would
-	 * starve the creation of the later ones (kthreadd competes with them
-	 * for the CPUs).  A setup that fails sends us straight to EXIT.
-	 */
-	wait_event_idle(run->wq, READ_ONCE(run->phase) != BENCH_SETUP);
 	while (READ_ONCE(run->phase) == BENCH_LOAD) {
-		if (!bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL))
+		if (!(sized ? bench_sized_op(run, c->op_objcg[n]) :
+		      bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL)))
 			c->errors++;
 		/* a compare, not a division: the same few instructions in every mode */
 		if (++n == memcgs)
@@ -321,7 +382,30 @@ static int bench_client_fn(void *arg)
 		if (!(++i & 255))
 			bench_preempt_point();
 	}
-	c->ops = i;
+	return i;
+}
+
+static int bench_client_fn(void *arg)
+{
+	struct bench_client *c = arg;
+	struct bench_run *run = c->run;
+	bool sized = bench_has_neighbour(run);
+
+	/* before the clock starts: the client is on its CPU already */
+	if (sized)
+		bench_neighbours(c, true);
+	/*
+	 * Sleep, not spin, until every client exists: spinning clients would
+	 * starve the creation of the later ones (kthreadd competes with them
+	 * for the CPUs).  A setup that fails sends us straight to EXIT.
+	 */
+	wait_event_idle(run->wq, READ_ONCE(run->phase) != BENCH_SETUP);
+	if (sized) {
+		c->ops = bench_load(c, true);
+		bench_neighbours(c, false);
+	} else {
+		c->ops = bench_load(c, false);
+	}
 	if (atomic_dec_and_test(&run->loading))
 		complete(&run->stopped);
 
@@ -698,7 +782,7 @@ static void bench_prims(struct bench_run *run)
 static void bench_report(struct bench_run *run)
 {
 	unsigned int i, active = min(run->p.clients, num_online_cpus());
-	unsigned long fails, hits, misses, irq_misses, irq_fails;
+	unsigned long fails, hits, misses, refills, irq_misses, irq_fails;
 	u64 ops = run->ops, ns = run->ns, fires = 0, nmi_ops = 0, nmi_sent = 0;
 	char pmu[BENCH_PMU_MAX];
 	bool ok = true;
@@ -707,6 +791,7 @@ static void bench_report(struct bench_run *run)
 	hits = sum_events(run, MCS_STOCK_HIT);
 	misses = sum_events(run, MCS_STOCK_MISS);
 	fails = sum_events(run, MCS_TRYLOCK_FAIL);
+	refills = sum_events(run, MCS_REFILL);
 	irq_misses = memcg_events(run->irq_memcg, MCS_STOCK_MISS);
 	irq_fails = memcg_events(run->irq_memcg, MCS_TRYLOCK_FAIL);
 	for_each_possible_cpu(cpu) {
@@ -724,13 +809,13 @@ static void bench_report(struct bench_run *run)
 	mcs_bench_pmu_format(&run->pmu, ops, pmu, sizeof(pmu));
 
 	snprintf(run->result, sizeof(run->result),
-		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu errors=%ld %s %s verdict=%s\n",
+		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu errors=%ld %s %s verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
 		 run->p.hardirq, run->nmi, run->p.shared, run->p.memcgs,
 		 run->p.duration_ms, num_online_cpus(), ops, ns,
 		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
 		 ops ? ns * active / ops : 0, run->irq_ops, fires, irq_misses, irq_fails,
-		 nmi_sent, nmi_ops, hits, misses, fails, run->errors, run->prims, pmu,
+		 nmi_sent, nmi_ops, hits, misses, fails, refills, run->errors, run->prims, pmu,
 		 ok ? "PASS" : "FAIL");
 }
 
@@ -748,6 +833,7 @@ static int bench_run(const struct bench_params *p)
 	if (!run)
 		return -ENOMEM;
 	run->p = *p;
+	run->obj_size = wl_obj_size[p->workload] ?: BENCH_OBJ_SIZE;
 	init_waitqueue_head(&run->wq);
 	atomic_set(&run->loading, p->clients);
 	init_completion(&run->stopped);

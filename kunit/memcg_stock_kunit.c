@@ -164,45 +164,120 @@ static void stock_overflow_drains_slot(struct kunit *test)
 	migrate_enable();
 }
 
-/* the eighth memcg evicts round-robin and the victim's pages go back */
-static void stock_eviction_round_robin(struct kunit *test)
+/* Fill every slot of this CPU's stock with memcg[0..NR_MEMCG_STOCK), one page charged each. */
+static void fill_memcg_stock(struct kunit *test, struct mcs_memcg_stock *stock,
+			     struct mcs_memcg **memcg)
 {
-	struct mcs_memcg *memcg[NR_MEMCG_STOCK + 2];
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg[i], GFP_NOWAIT, 1), 0);
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg[i]), MCS_CHARGE_BATCH - 1);
+	KUNIT_EXPECT_EQ(test, (int)stock->nr_cached, NR_MEMCG_STOCK);
+}
+
+/*
+ * A full stock: the eighth memcg is charged exactly and its uncharges are
+ * turned away, without touching the seven slots, until the
+ * MCS_STOCK_ADMIT_EVERY-th; that one evicts round-robin, the victim's
+ * pages go back, and the newcomer's slot starts with its uncharged page.
+ * Its first shortfall then gets a whole batch.
+ */
+static void stock_full_admits_one_in_n(struct kunit *test)
+{
+	struct mcs_memcg *memcg[NR_MEMCG_STOCK + 1];
 	struct mcs_memcg_stock *stock;
+	struct mcs_memcg *new;
 	int i, k, victim;
+
+	for (i = 0; i < ARRAY_SIZE(memcg); i++)
+		memcg[i] = test_memcg(test, NULL);
+	new = memcg[NR_MEMCG_STOCK];
+
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	stock->admit_wait = 0;
+	fill_memcg_stock(test, stock, memcg);
+
+	for (k = 1; k < MCS_STOCK_ADMIT_EVERY; k++) {
+		KUNIT_EXPECT_EQ(test, mcs_charge_pages(new, GFP_NOWAIT, 1), 0);
+		/* exact: no batch for a surplus that has nowhere to go */
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(new), 1UL);
+		KUNIT_EXPECT_EQ(test, event(new, MCS_STOCK_MISS), (unsigned long)k);
+		mcs_uncharge_pages(new, 1);
+		/* turned away: straight back to the counters */
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(new), 0UL);
+		KUNIT_EXPECT_EQ(test, nr_slots_of(stock, new), 0);
+		KUNIT_EXPECT_EQ(test, (int)stock->admit_wait, k);
+	}
+	for (i = 0; i < NR_MEMCG_STOCK; i++) {
+		KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg[i]), MCS_CHARGE_BATCH - 1);
+		KUNIT_EXPECT_EQ(test, event(memcg[i], MCS_DRAIN), 0UL);
+	}
+
+	/*
+	 * The MCS_STOCK_ADMIT_EVERY-th: the slot at drain_idx goes.  No
+	 * assertion from here on: a case that stopped with pages charged
+	 * would fail every later case's leak check.
+	 */
+	victim = stock->drain_idx;
+	KUNIT_EXPECT_LT(test, victim, NR_MEMCG_STOCK);
+	for (i = 0; victim < NR_MEMCG_STOCK && i < NR_MEMCG_STOCK; i++)
+		if (stock->cached[victim] == memcg[i])
+			break;
+	KUNIT_EXPECT_LT(test, i, NR_MEMCG_STOCK);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(new, GFP_NOWAIT, 1), 0);
+	mcs_uncharge_pages(new, 1);
+	if (victim < NR_MEMCG_STOCK)
+		KUNIT_EXPECT_PTR_EQ(test, stock->cached[victim], new);
+	KUNIT_EXPECT_EQ(test, slot_pages(stock, new), 1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(new), 1UL);
+	KUNIT_EXPECT_EQ(test, (int)stock->drain_idx, (victim + 1) % NR_MEMCG_STOCK);
+	KUNIT_EXPECT_EQ(test, (int)stock->admit_wait, 0);
+	KUNIT_EXPECT_EQ(test, (int)stock->nr_cached, NR_MEMCG_STOCK);
+	if (i < NR_MEMCG_STOCK) {
+		/* the victim's 63 stocked pages went back to the counters */
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[i]), 1UL);
+		KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg[i]), 0);
+		KUNIT_EXPECT_EQ(test, refcount_read(&memcg[i]->refcnt), 1U);
+	}
+
+	/* a hit, then a shortfall with a slot: a whole batch again */
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(new, GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, event(new, MCS_STOCK_HIT), 1UL);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(new, GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(new), 1UL + MCS_CHARGE_BATCH);
+	KUNIT_EXPECT_EQ(test, slot_pages(stock, new), MCS_CHARGE_BATCH - 1);
+	mcs_uncharge_pages(new, 2);
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		mcs_uncharge_pages(memcg[i], 1);
+	migrate_enable();
+}
+
+/* the other side of a full stock: a memcg with a slot keeps batching */
+static void stock_full_slot_holder_batches(struct kunit *test)
+{
+	struct mcs_memcg *memcg[NR_MEMCG_STOCK];
+	struct mcs_memcg_stock *stock;
+	int i;
 
 	for (i = 0; i < ARRAY_SIZE(memcg); i++)
 		memcg[i] = test_memcg(test, NULL);
 
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_memcg_stock);
+	fill_memcg_stock(test, stock, memcg);
+	/* empty the slot, then one page more: a miss with a slot, so a batch */
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg[0], GFP_NOWAIT, MCS_CHARGE_BATCH - 1), 0);
+	KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg[0]), 0);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg[0], GFP_NOWAIT, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[0]), 2UL * MCS_CHARGE_BATCH);
+	KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg[0]), MCS_CHARGE_BATCH - 1);
+	KUNIT_EXPECT_EQ(test, (int)stock->nr_cached, NR_MEMCG_STOCK);
+	mcs_uncharge_pages(memcg[0], MCS_CHARGE_BATCH);
 	for (i = 0; i < NR_MEMCG_STOCK; i++)
-		KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg[i], GFP_NOWAIT, 1), 0);
-	for (i = 0; i < NR_MEMCG_STOCK; i++)
-		KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg[i]), MCS_CHARGE_BATCH - 1);
-
-	for (k = NR_MEMCG_STOCK; k < ARRAY_SIZE(memcg); k++) {
-		victim = stock->drain_idx;
-		KUNIT_ASSERT_LT(test, victim, NR_MEMCG_STOCK);
-		KUNIT_ASSERT_NOT_NULL(test, stock->cached[victim]);
-		/* find which memcg sits in the victim slot */
-		for (i = 0; i < k; i++)
-			if (stock->cached[victim] == memcg[i])
-				break;
-		KUNIT_ASSERT_LT(test, i, k);
-
-		KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg[k], GFP_NOWAIT, 1), 0);
-		KUNIT_EXPECT_PTR_EQ(test, stock->cached[victim], memcg[k]);
-		KUNIT_EXPECT_EQ(test, (int)stock->drain_idx, (victim + 1) % NR_MEMCG_STOCK);
-		/* the victim's 63 stocked pages went back to the counters */
-		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[i]), 1UL);
-		KUNIT_EXPECT_EQ(test, nr_slots_of(stock, memcg[i]), 0);
-		KUNIT_EXPECT_EQ(test, refcount_read(&memcg[i]->refcnt), 1U);
-	}
-	for (i = 0; i < ARRAY_SIZE(memcg); i++) {
-		KUNIT_EXPECT_LE(test, nr_slots_of(stock, memcg[i]), 1);
 		mcs_uncharge_pages(memcg[i], 1);
-	}
 	migrate_enable();
 }
 
@@ -704,7 +779,8 @@ static struct kunit_case memcg_stock_cases[] = {
 	KUNIT_CASE(stock_nospin_exact_charge),
 	KUNIT_CASE(stock_over_batch_bypass),
 	KUNIT_CASE(stock_overflow_drains_slot),
-	KUNIT_CASE(stock_eviction_round_robin),
+	KUNIT_CASE(stock_full_admits_one_in_n),
+	KUNIT_CASE(stock_full_slot_holder_batches),
 	KUNIT_CASE(stock_root_never_cached),
 	KUNIT_CASE(stock_trylock_held_falls_back),
 	KUNIT_CASE(stock_limit_refusal_atomic),

@@ -35,7 +35,7 @@ struct nmi_ctx {
 static void nmi_fn(void *arg)
 {
 	struct nmi_ctx *c = arg;
-	int i;
+	int i, r;
 
 	c->in_nmi = in_nmi();
 	if (c->charge) {
@@ -46,11 +46,14 @@ static void nmi_fn(void *arg)
 		if (!c->obj_ret)
 			mcs_obj_uncharge(c->objcg, 300);
 	}
-	if (c->evict_all) {
+	/*
+	 * A full stock evicts on one refill in MCS_STOCK_ADMIT_EVERY: enough
+	 * rounds for the round-robin cursor to pass every slot.
+	 */
+	for (r = 0; c->evict_all && r < MCS_STOCK_ADMIT_EVERY; r++)
 		for (i = 0; i < ARRAY_SIZE(c->evict); i++)
 			if (!mcs_obj_charge(c->evict[i], NMI_GFP, 64))
 				mcs_obj_uncharge(c->evict[i], 64);
-	}
 	if (c->put_objcg)
 		mcs_objcg_put(c->objcg);
 	if (c->put_memcg)

@@ -100,38 +100,177 @@ static void obj_byte_conservation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 }
 
-/* a slot that goes over a page on uncharge gives whole pages back */
+static unsigned long memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev)
+{
+	struct mcs_memcg_stat stat;
+
+	mcs_memcg_stat(memcg, &stat);
+	return stat.events[ev];
+}
+
+/*
+ * Hysteresis: a slot that goes over two pages on uncharge gives whole
+ * pages back down to its sub-page rest plus one page; up to two pages it
+ * keeps everything.
+ */
 static void obj_slot_overflow_returns_pages(struct kunit *test)
 {
 	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
 	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
 	struct mcs_obj_stock *stock;
 	const unsigned int big = PAGE_SIZE - PAGE_SIZE / 4;
-	int slot;
+	int i;
 
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_obj_stock);
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, big), 0);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 1L);
-	KUNIT_ASSERT_EQ(test, obj_slots_of(stock, objcg), 1);
-	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, big), 0);	/* miss */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 2L);
-	/* the charge side keeps its remainder: two quarters now */
-	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 2L * (PAGE_SIZE - big));
+	for (i = 1; i <= 3; i++) {
+		/* a quarter more in the slot after each: every one a miss */
+		KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, big), 0);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), (long)i);
+		KUNIT_EXPECT_EQ(test, obj_slots_of(stock, objcg), 1);
+		KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), i * (long)(PAGE_SIZE - big));
+	}
 
-	mcs_obj_uncharge(objcg, big);	/* 2/4 + 3/4 > 1 page: one page back */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 1L);
-	for (slot = 0; slot < NR_OBJ_STOCK; slot++)
-		if (stock->cached[slot] == objcg)
-			KUNIT_EXPECT_LE(test, stock->nr_bytes[slot], (unsigned int)PAGE_SIZE);
-	mcs_obj_uncharge(objcg, big);	/* exactly one page: stays cached */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 1L);
-	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), (long)PAGE_SIZE);
+	mcs_obj_uncharge(objcg, big);	/* 3/4 + 3/4: within two pages, kept */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 3L);
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 6L * PAGE_SIZE / 4);
+	mcs_obj_uncharge(objcg, big);	/* 9/4 > 2 pages: down to 1/4 + one page */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 2L);
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 5L * PAGE_SIZE / 4);
+	mcs_obj_uncharge(objcg, big);	/* exactly two pages: kept */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), 2L);
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 2L * PAGE_SIZE);
 	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
 	migrate_enable();
 }
 
-/* more objcgs than slots: round-robin eviction, leftovers kept, bytes exact */
+/*
+ * No ping-pong: next to a live neighbour that leaves the slot short of the
+ * object (64 bytes), the first object charges a page, and from then on the
+ * object is freed into the slot and allocated from it again: no page
+ * charge (a memcg stock hit or miss) and no page given back (a refill) per
+ * pair.  A stock that gives whole pages back as soon as it holds more than
+ * one does both on every pair.
+ */
+static const unsigned int pingpong_sizes[] = { 256, 1024, 3000, PAGE_SIZE };
+
+static void pingpong_desc(const unsigned int *size, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "size=%u", *size);
+}
+
+KUNIT_ARRAY_PARAM(pingpong, pingpong_sizes, pingpong_desc);
+
+static void obj_no_page_pingpong(struct kunit *test)
+{
+	unsigned int size = *(const unsigned int *)test->param_value;
+	struct mcs_memcg *memcg = mcs_test_memcg(test, NULL);
+	struct mcs_objcg *objcg = mcs_test_objcg(test, memcg);
+	unsigned long before;
+	long pages;
+	int i;
+
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, PAGE_SIZE - 64), 0);
+	KUNIT_EXPECT_EQ(test, stocked_bytes(objcg), 64L);
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, size), 0);
+	mcs_obj_uncharge(objcg, size);
+	pages = atomic_long_read(&memcg->objcg_pages);
+	before = memcg_event(memcg, MCS_STOCK_HIT) + memcg_event(memcg, MCS_STOCK_MISS) +
+		 memcg_event(memcg, MCS_REFILL);
+	for (i = 0; i < 100; i++) {
+		KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg, GFP_NOWAIT, size), 0);
+		mcs_obj_uncharge(objcg, size);
+	}
+	KUNIT_EXPECT_EQ(test, memcg_event(memcg, MCS_STOCK_HIT) +
+			memcg_event(memcg, MCS_STOCK_MISS) + memcg_event(memcg, MCS_REFILL),
+			before);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg->objcg_pages), pages);
+	/* the neighbour's page and the one kept above the slot's rest */
+	KUNIT_EXPECT_EQ(test, pages, 2L);
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, PAGE_SIZE - 64);
+	mcs_obj_uncharge(objcg, PAGE_SIZE - 64);
+	migrate_enable();
+	EXPECT_BYTES_CONSERVED(test, memcg, objcg, 0);
+}
+
+/*
+ * More objcgs than slots: a full stock turns the refills of an objcg
+ * without a slot away to its leftover, where its next charge finds the
+ * bytes (no page charged), until the MCS_STOCK_ADMIT_EVERY-th refill, which
+ * evicts one slot round-robin; the victim's bytes go to its own leftover.
+ */
+static void obj_full_admits_one_in_n(struct kunit *test)
+{
+	enum { N = NR_OBJ_STOCK + 1 };
+	struct mcs_memcg *memcg[N];
+	struct mcs_objcg *objcg[N], *new;
+	struct mcs_obj_stock *stock;
+	int i, k, victim, refills;
+
+	for (i = 0; i < N; i++) {
+		memcg[i] = mcs_test_memcg(test, NULL);
+		objcg[i] = mcs_test_objcg(test, memcg[i]);
+	}
+	new = objcg[N - 1];
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_obj_stock);
+	stock->admit_wait = 0;
+	for (i = 0; i < NR_OBJ_STOCK; i++) {
+		KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg[i], GFP_NOWAIT, 100), 0);
+		KUNIT_EXPECT_EQ(test, obj_slots_of(stock, objcg[i]), 1);
+	}
+	KUNIT_EXPECT_EQ(test, (int)stock->nr_cached, NR_OBJ_STOCK);
+	victim = stock->drain_idx;
+
+	/* a page for the first charge, its rest turned away to the leftover */
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(new, GFP_NOWAIT, 100), 0);
+	refills = 1;
+	KUNIT_EXPECT_EQ(test, obj_slots_of(stock, new), 0);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(new), (unsigned int)PAGE_SIZE - 100);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg[N - 1]->objcg_pages), 1L);
+	for (k = 0; refills < MCS_STOCK_ADMIT_EVERY - 1; k++) {
+		/* from the leftover: no page */
+		KUNIT_EXPECT_EQ(test, mcs_obj_charge(new, GFP_NOWAIT, 100), 0);
+		KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg[N - 1]->objcg_pages), 1L);
+		mcs_obj_uncharge(new, 100);
+		refills++;
+		KUNIT_EXPECT_EQ(test, obj_slots_of(stock, new), 0);
+		KUNIT_EXPECT_EQ(test, (int)stock->admit_wait, refills);
+	}
+	for (i = 0; i < NR_OBJ_STOCK; i++)
+		KUNIT_EXPECT_EQ(test, obj_slots_of(stock, objcg[i]), 1);
+
+	/*
+	 * The MCS_STOCK_ADMIT_EVERY-th refill takes the slot at drain_idx.
+	 * No assertion from here on: a case that stopped with bytes charged
+	 * would fail every later case's leak check.
+	 */
+	KUNIT_EXPECT_LT(test, victim, NR_OBJ_STOCK);
+	for (i = 0; victim < NR_OBJ_STOCK && i < NR_OBJ_STOCK; i++)
+		if (stock->cached[victim] == objcg[i])
+			break;
+	KUNIT_EXPECT_LT(test, i, NR_OBJ_STOCK);
+	mcs_obj_uncharge(new, 100);
+	if (victim < NR_OBJ_STOCK)
+		KUNIT_EXPECT_PTR_EQ(test, stock->cached[victim], new);
+	KUNIT_EXPECT_EQ(test, (int)stock->admit_wait, 0);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(new), 0U);
+	if (i < NR_OBJ_STOCK) {
+		KUNIT_EXPECT_EQ(test, obj_slots_of(stock, objcg[i]), 0);
+		KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg[i]),
+				(unsigned int)PAGE_SIZE - 100);
+	}
+	for (i = 0; i < N; i++)
+		EXPECT_BYTES_CONSERVED(test, memcg[i], objcg[i], i < N - 1 ? 100 : 0);
+	for (i = 0; i < NR_OBJ_STOCK; i++)
+		mcs_obj_uncharge(objcg[i], 100);
+	migrate_enable();
+	for (i = 0; i < N; i++)
+		EXPECT_BYTES_CONSERVED(test, memcg[i], objcg[i], 0);
+}
+
+/* more objcgs than slots, in turn: at most one slot each, leftovers kept, bytes exact */
 static void obj_thrash_more_objcgs_than_slots(struct kunit *test)
 {
 	enum { N = NR_OBJ_STOCK + 3 };
@@ -146,18 +285,19 @@ static void obj_thrash_more_objcgs_than_slots(struct kunit *test)
 	}
 	migrate_disable();
 	stock = this_cpu_ptr(&mcs_obj_stock);
-	for (round = 0; round < 4; round++) {
+	for (round = 0; round < 4 * MCS_STOCK_ADMIT_EVERY; round++) {
 		for (i = 0; i < N; i++) {
 			KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg[i], GFP_NOWAIT, 100 + i), 0);
-			KUNIT_EXPECT_EQ(test, obj_slots_of(stock, objcg[i]), 1);
-		}
-		for (i = 0; i < N; i++)
 			KUNIT_EXPECT_LE(test, obj_slots_of(stock, objcg[i]), 1);
+		}
 		KUNIT_EXPECT_LT(test, (int)stock->drain_idx, NR_OBJ_STOCK);
+		KUNIT_EXPECT_LT(test, (int)stock->admit_wait, MCS_STOCK_ADMIT_EVERY);
+		KUNIT_EXPECT_EQ(test, (int)stock->nr_cached, NR_OBJ_STOCK);
 	}
 	for (i = 0; i < N; i++)
-		EXPECT_BYTES_CONSERVED(test, memcg[i], objcg[i], 4 * (100 + i));
-	for (round = 0; round < 4; round++)
+		EXPECT_BYTES_CONSERVED(test, memcg[i], objcg[i],
+				       4 * MCS_STOCK_ADMIT_EVERY * (100 + i));
+	for (round = 0; round < 4 * MCS_STOCK_ADMIT_EVERY; round++)
 		for (i = 0; i < N; i++)
 			mcs_obj_uncharge(objcg[i], 100 + i);
 	migrate_enable();
@@ -571,6 +711,8 @@ static void obj_leftover_concurrent_exact(struct kunit *test)
 static struct kunit_case obj_stock_cases[] = {
 	KUNIT_CASE(obj_byte_conservation),
 	KUNIT_CASE(obj_slot_overflow_returns_pages),
+	KUNIT_CASE_PARAM(obj_no_page_pingpong, pingpong_gen_params),
+	KUNIT_CASE(obj_full_admits_one_in_n),
 	KUNIT_CASE(obj_thrash_more_objcgs_than_slots),
 	KUNIT_CASE(obj_trylock_held_falls_back),
 	KUNIT_CASE(obj_slab_stats_exact),

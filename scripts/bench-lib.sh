@@ -30,6 +30,8 @@ icount_jobs() {
 		emit "clients=$n workload=$wl hardirq=1 $d"
 		emit "clients=$n workload=$wl nmi=1 $d"
 	done
+	# objects that leave a rest of the page, next to a live neighbour
+	for wl in bytes-256 bytes-1024 bytes-3000; do emit "clients=1 workload=$wl memcgs=1 $d"; done
 }
 
 # scale_jobs NCPUS: one shared memcg charged by every vCPU

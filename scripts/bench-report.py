@@ -392,8 +392,8 @@ for k, runs in icount.items():
                          f"{r['clients']} memcgs={r['memcgs']}: {x:.1f} / {y:.1f}")
 
     emit()
-    emit(f"  memcgs per client (the fewer instructions of the boots; 1 client; 1-7 fit the 7 slots of a decoupled memcg stock, 1-5 the 5 of its obj stock, "
-         f"8-64 evict; coupled caches one), instructions per pair, x = over memcgs=1:")
+    emit(f"  memcgs per client (the fewer instructions of the boots; 1 client; 1-7 fit the 7 slots of each decoupled stock, "
+         f"8-64 do not: a full stock admits a newcomer on one refill in 8; coupled caches one), instructions per pair, x = over memcgs=1:")
     emit(f"  {'memcgs':>6} | " + " ".join(f"{m + ' pages':>20} {m + ' bytes':>20}"
                                        for m in MODES[:2]) + " | none pages  objcg-atomic bytes")
     for n in (1, 4, 7, 8, 16, 64):
@@ -406,6 +406,31 @@ for k, runs in icount.items():
         emit(f"  {n:>6} | " + " ".join(f"{c:>20}" for c in cells[:4]) + " | " +
              " ".join(cells[6:8]))
     emit("  (coupled-noirq and decoupled-owner rows are in the CSV)")
+    sized = [wl for wl in ("bytes-256", "bytes-1024", "bytes-3000")
+             if any(pick(rows, workload=wl) for rows, _ in runs)]
+    if sized:
+        emit()
+        emit("  objects that leave a rest of the page, next to a live neighbour that leaves the stock "
+             "64 bytes short (1 client, 1 memcg), instructions per pair (the fewer of the boots) and "
+             "page moves per pair (page charges, hits + misses, and pages put back into the memcg "
+             "stock, refills, per pair, first boot; about 2 is a page charged and uncharged per "
+             "pair: ping-pong; objcg-atomic gives its pages straight back to the counters, which "
+             "refills do not count, so its 1 is that ping-pong too; these rows run a loop of their "
+             "own: compare them with each other, not with the bytes rows):")
+        emit(f"  {'workload':<10} | " + " ".join(f"{label(m, 'bytes'):>21}" for m in MODES))
+        for wl in sized:
+            cells = []
+            for m in MODES:
+                v = best(runs, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0, nmi="off")
+                rs = pick(runs[0][0], workload=wl, mode=m, clients=1, memcgs=1, hardirq=0,
+                          nmi="off")
+                moves = float("nan")
+                if rs and "refills" in rs[0]:
+                    r = rs[0]
+                    moves = (int(r["hits"]) + int(r["misses"]) + int(r["refills"])) / \
+                        max(int(r["ops"]), 1)
+                cells.append(f"{v:8.1f} {moves:5.2f} moves")
+            emit(f"  {wl:<10} | " + " ".join(f"{c:>21}" for c in cells))
     # the in-kernel counters of the first boot, where its jobs asked for them
     rows0, by0, seen0 = runs[0][0], {}, []
     for r in rows0:
@@ -672,7 +697,7 @@ with open(os.path.join(outdir, "bench.txt"), "w") as f:
 CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "shared",
             "clients", "memcgs", "hardirq", "nmi", "duration_ms", "ops", "ns",
             "insns_per_pair", "cycles_model", "mops", "ns_per_op", "hits", "misses",
-            "trylock_fail", "irq_fires", "irq_ops", "irq_misses", "irq_trylock_fail", "nmi_sent",
+            "trylock_fail", "refills", "irq_fires", "irq_ops", "irq_misses", "irq_trylock_fail", "nmi_sent",
             "nmi_ops", "errors", "prim_irqsave_ns", "prim_preempt_ns", "prim_trylock_ns",
             "prim_atomic_ns", "pmu", "pmu_want", "pmu_error", "pmu_cpus", "pmu_insns_per_pair",
             "pmu_cycles_per_pair", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair",

@@ -11,7 +11,11 @@
  * figures wherever the kernel has perf events (the software clocks agree
  * with the wall clock) and pmu=unavailable where it has none; pmu=hw gives
  * figures or, without a PMU, pmu=unavailable, and the rest of the result
- * stands either way.
+ * stands either way.  The sized byte workloads (bytes-256, bytes-1024,
+ * bytes-3000, each next to a live neighbour that leaves 64 bytes in the
+ * stock): a bad size is refused with the list of valid workloads, and the
+ * decoupled obj stock serves them without a page charge and uncharge per
+ * pair (no ping-pong).
  */
 #define _GNU_SOURCE
 #include <sys/syscall.h>
@@ -82,6 +86,10 @@ static const struct bad_write bad_bench[] = {
 	{ "nmi=on", "duration_ms=5 nmi=on" },
 	{ "nmi given twice", "duration_ms=5 nmi=0 nmi=1" },
 	{ "unknown workload", "duration_ms=5 workload=disk" },
+	{ "workload=bytes-64 (no such size)", "duration_ms=5 workload=bytes-64" },
+	{ "workload=bytes-4096", "duration_ms=5 workload=bytes-4096" },
+	{ "workload=bytes-0256", "duration_ms=5 workload=bytes-0256" },
+	{ "workload=BYTES-256", "duration_ms=5 workload=BYTES-256" },
 	{ "pmu=on", "duration_ms=5 pmu=on" },
 	{ "pmu=1", "duration_ms=5 pmu=1" },
 	{ "pmu=HW", "duration_ms=5 pmu=HW" },
@@ -549,6 +557,56 @@ static void test_pmu(void)
 			 log < 0 ? "no /dev/kmsg" : listed ? "yes" : "no");
 }
 
+/*
+ * Objects that leave a rest of the page, next to a neighbour that leaves the
+ * stock short of one: the decoupled stock keeps a page above what it needs
+ * (hysteresis), so the pairs neither charge (hits, misses) nor give back
+ * (refills) pages; a stock that gives pages back at once does both per pair.
+ * Then a bad size: refused, and the log lists the valid workloads.
+ */
+static void test_obj_sizes(void)
+{
+	static const char * const sizes[] = { "bytes-256", "bytes-1024", "bytes-3000" };
+	long ops, pages;
+	char line[128], res[1024], before[1024], after[1024];
+	unsigned int i;
+	int ok, ret, log, listed = 0;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		snprintf(line, sizeof(line), "mode=decoupled duration_ms=20 memcgs=2 workload=%s",
+			 sizes[i]);
+		ok = bench_passes(line) && mcs_read("bench", res, sizeof(res)) > 0;
+		ops = ok ? (long)res_double(res, "ops") : -1;
+		pages = ok ? (long)(res_double(res, "hits") + res_double(res, "misses") +
+				    res_double(res, "refills")) : -1;
+		/* the neighbours and the first objects move a few pages, no more */
+		ok = ok && ops > 0 && pages >= 0 && pages <= ops / 16 + 16;
+		if (!ok)
+			ksft_print_msg("result: %s", res);
+		ksft_test_result(ok, "%s: %ld pairs, %ld page charges and refills (at most %ld)\n",
+				 sizes[i], ops, pages, ops / 16 + 16);
+	}
+
+	log = mcs_kmsg_open();
+	mcs_read("bench", before, sizeof(before));
+	ret = mcs_puts("bench", "duration_ms=5 workload=bytes-512");
+	mcs_read("bench", after, sizeof(after));
+	for (i = 0; i < 20 && !listed; i++) {
+		int n;
+
+		mcs_kmsg_scan(log, "workload=bytes-512: unknown value, expected pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000",
+			      &n);
+		listed = n > 0;
+		if (!listed)
+			mcs_msleep(50);
+	}
+	if (log >= 0)
+		close(log);
+	ksft_test_result(ret == -EINVAL && !strcmp(before, after) && (listed || log < 0),
+			 "workload=bytes-512: %d (want %d), the log lists the workloads: %s\n",
+			 ret, -EINVAL, log < 0 ? "no /dev/kmsg" : listed ? "yes" : "no");
+}
+
 /* 256 clients: done within BIG_BOUND_MS while "bench" reads stay quick. */
 static void test_many_clients(void)
 {
@@ -785,6 +843,7 @@ static const struct {
 	{ "mode", test_mode_restored, 1 },
 	{ "coupled_noirq", test_coupled_noirq, 1 },
 	{ "new_keys", test_new_keys, 1 },
+	{ "obj_sizes", test_obj_sizes, 4 },
 	{ "many_clients", test_many_clients, 2 },
 	{ "faults", test_fault_injection, 3 },
 };

@@ -166,7 +166,7 @@ static const char * const words[] = {
 	"1", "0", "all", "stop", "start", "page_counter", "stock", "task", "softirq",
 	"hardirq", "contexts", "bytes", "limit", "churn", "hotplug", "custom", "decoupled",
 	"coupled", "none", "coupled-noirq", "decoupled-owner", "objcg-atomic", "pages", "mixed",
-	"floor", "yes",
+	"floor", "bytes-256", "bytes-1024", "bytes-3000", "bytes-64", "yes",
 	"no", "true", "on", "off",
 	"Y", "N", "ALL", "Stop", "all all", "1 1", "stop\n", "all\n",
 };
@@ -190,7 +190,9 @@ static const char * const bench_modes[] = {
 	"decoupled", "coupled", "none", "coupled-noirq", "decoupled-owner",
 };
 
-static const char * const workloads[] = { "pages", "bytes", "mixed", "floor" };
+static const char * const workloads[] = {
+	"pages", "bytes", "mixed", "floor", "bytes-256", "bytes-1024", "bytes-3000",
+};
 
 static char pay[PAY_MAX];
 static size_t pay_len;
