@@ -89,7 +89,10 @@ mcs_build_module() {
 	shift 2
 	local dst=$MCS_OUT/build/$name
 	mkdir -p "$dst"
-	rsync -a --delete --prune-empty-dirs \
+	# by content, not by time (-c, no -t): a source that differs is
+	# rewritten with the current time, so Kbuild rebuilds it even when it
+	# is older than the object built from another tree before
+	rsync -rlpc --delete --prune-empty-dirs \
 		--exclude='.out/' --exclude='scripts/' --exclude='selftests/' --exclude='.git/' \
 		--include='*/' --include='Kbuild' --include='Makefile' --include='*.c' --include='*.h' \
 		--exclude='*' "$MCS_SRC/" "$dst/"
