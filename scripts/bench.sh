@@ -204,8 +204,10 @@ run_qemu() {
 		echo 'sleep 2; echo "mode=decoupled duration_ms=200" >$D/bench'
 		echo 'while read -r job; do'
 		echo '	n=$((n + 1))'
-		echo '	if echo "$job" >$D/bench; then echo "MCS-BENCH $(cat $D/bench)"; else echo "MCS-BENCH $job verdict=ERROR"; fi'
+		# the marker before the job: printed after it, the kernel's line
+		# could land inside the result line on a serial console
 		echo "	echo \"bench [\$n/$total]\" >/dev/kmsg"
+		echo '	if echo "$job" >$D/bench; then echo "MCS-BENCH $(cat $D/bench)"; else echo "MCS-BENCH $job verdict=ERROR"; fi'
 		echo 'done <<JOBS'
 		cat "$jobs"
 		echo 'JOBS'
@@ -223,7 +225,7 @@ run_qemu() {
 		fi
 		mv "$V/console.log" "$V/console.stalled$try.log"
 		((try == 1)) || die "$spec: the guest hung twice, last lines of its console: $(tail -3 "$V/console.stalled$try.log")"
-		log "bench: $spec hung after $(grep -ao 'bench \[[0-9]*/[0-9]*\]' "$V/console.stalled1.log" | tail -1 || true) (console.stalled1.log): booted once more"
+		log "bench: $spec hung in $(grep -ao 'bench \[[0-9]*/[0-9]*\]' "$V/console.stalled1.log" | tail -1 || true) (console.stalled1.log): booted once more"
 		meta "$V" "stalled=$(grep -ac '^MCS-BENCH ' "$V/console.stalled1.log") jobs done in a hung boot"
 	done
 	meta "$V" "load_after=$(cat /proc/loadavg)" "seconds=$((SECONDS - t0))" \
