@@ -3,10 +3,12 @@
 # closing line "N passed, N failed" (stages); non-zero on failure.
 #
 # The stages run concurrently where they can: prepare-kernels (builds the
-# UML kernel and the qemu kernels, or finds them cached), lint and
-# dkms-check start together; kunit-uml (UML) and vmtest (qemu guests,
-# VM_JOBS at a time) start when prepare-kernels ends, so that no guest boots
-# beside a kernel build (a starved guest fails timing-bound cases);
+# UML kernel and the qemu kernels, or finds them cached) and lint start
+# together; kunit-uml (UML) and vmtest (qemu guests, VM_JOBS at a time)
+# start when prepare-kernels ends, so that no guest boots beside a kernel
+# build (a starved guest fails timing-bound cases); dkms-check follows
+# kunit-uml (started beside the module builds of the first minute, its DKMS
+# build twice failed with "Compiler does not support fentry?");
 # compile-check follows vmtest (it reuses vmtest's 6.12 module builds).  The
 # guests spend most of their time in fixed wall-clock durations (fuzzing,
 # timed stress runs), so overlapping them cuts the wall time on 2 cores.
@@ -27,6 +29,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 stages=(prepare-kernels.sh lint.sh kunit-uml.sh vmtest.sh compile-check.sh dkms-check.sh)
 # stage -> the stage it must wait for (it runs even if that one failed)
 declare -A after=([kunit-uml.sh]=prepare-kernels.sh [vmtest.sh]=prepare-kernels.sh
+	[dkms-check.sh]=kunit-uml.sh
 	[compile-check.sh]=vmtest.sh)
 parallel=${CHECK_PARALLEL:-1}
 L=$MCS_OUT/check
