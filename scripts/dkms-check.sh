@@ -6,7 +6,8 @@
 #     --installtree; --no-depmod: DKMS would run depmod on the host's
 #     /lib/modules): the tree copied without .git and .out, dkms add,
 #     build and install; the copy must hold no build product;
-#  2. `make install DESTDIR=...`: the modules under
+#  2. `make install DESTDIR=...` (in the module's build copy for these
+#     headers, shared with lint and vmtest): the modules under
 #     lib/modules/<release>/updates with their depmod files, memcg_stock.h
 #     and Module.symvers where a client build finds them, then
 #     `make uninstall DESTDIR=...` removes them again.
@@ -37,13 +38,12 @@ ko=$(find "$D/lib/$kver" -name 'memcg_stock.ko*' | head -1)
 [[ -n $ko ]] || die "make dkms-install installed no memcg_stock.ko under $D/lib/$kver"
 log "dkms: memcg_stock/$ver added, built and installed for $kver: ${ko#"$D"/}"
 
-# 2. make install / uninstall DESTDIR=, in a copy of the tree (the build
-# leaves its objects where it runs)
+# 2. make install / uninstall DESTDIR=, in the build copy of the tree that
+# lint and vmtest use for these headers (lib.sh mcs_build_module): the
+# compile is theirs, its `make modules` step finds everything up to date
+# (the DKMS build above compiled the module from scratch already)
 I=$D/destdir
-W=$D/work
-mkdir -p "$W"
-rsync -a --exclude=.git/ --exclude=.out/ --exclude=bench-results/ "$MCS_SRC/" "$W/"
-make -C "$W" clean > /dev/null
+W=$(mcs_build_module "$kdir" deb-amd64)
 mcs_kdir_lock "$kdir" make -C "$W" install KDIR="$kdir" DESTDIR="$I" >&2 || die "make install DESTDIR=$I failed"
 m=$I/lib/modules/$kver
 missing=()

@@ -24,7 +24,8 @@
 #                      lockdep and kmemleak is tested by dbg-rt (qemu) in make
 #                      check, SMP under KASAN by make soak's UML.
 #   MCS_SELFTEST_TIMEOUT  per selftest binary, seconds (default 300)
-#   MCS_FUZZ_SECONDS   how long selftests/mcs_fuzz fuzzes (default 60)
+#   MCS_FUZZ_SECONDS   how long selftests/mcs_fuzz fuzzes (default 30; the
+#                      long runs are make soak's)
 #   MCS_MODULE_SRC     module tree to test instead of this repo (rig self-tests)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,7 +40,7 @@ mem=${MCS_UML_MEM:-512M}
 ncpus=$MCS_UML_NCPUS
 [[ $ncpus =~ ^[1-4]$ ]] || die "MCS_UML_CPUS=$ncpus: 1 to 4 (NR_CPUS of uml.config)"
 st_timeout=${MCS_SELFTEST_TIMEOUT:-300}
-fuzz_s=${MCS_FUZZ_SECONDS:-60}
+fuzz_s=${MCS_FUZZ_SECONDS:-30}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_s is not a number"
 # the fuzzer needs its time plus the verdict phase inside the per-test bound
 ((st_timeout >= fuzz_s + 120)) || st_timeout=$((fuzz_s + 120))

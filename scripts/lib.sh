@@ -71,37 +71,53 @@ MCS_SPLAT_BENIGN=${MCS_SPLAT_BENIGN:-'RCU lockdep checking is enabled|kmemleak: 
 # a tree (vmtest, lint, compile-check, dkms-check, make install, examples)
 # takes this lock.
 mcs_kdir_lock() {
-	local kdir key
-	kdir=$(readlink -f "$1")
+	local lock
+	lock=$(mcs_kdir_lockfile "$1")
 	shift
-	key=$(printf '%s' "$kdir" | sha256sum | cut -c1-16)
+	flock "$lock" "$@"
+}
+
+# mcs_kdir_lockfile KDIR: the file behind KDIR's build lock
+mcs_kdir_lockfile() {
+	local key
+	key=$(readlink -f "$1" | tr -d '\n' | sha256sum | cut -c1-16)
 	mkdir -p "$MCS_CACHE/locks"
-	flock "$MCS_CACHE/locks/kbuild-$key" "$@"
+	echo "$MCS_CACHE/locks/kbuild-$key"
 }
 
 # mcs_build_module KDIR NAME [make args...]: copy the module sources into
 # $MCS_OUT/build/NAME (one copy per target kernel: Kbuild objects are not
-# shareable; the Makefiles come along, for make -C examples there) and
-# build memcg_stock.ko (+ memcg_stock_test.ko when the kernel has KUnit)
-# there.  Prints the build directory.
+# shareable; the Makefiles and dkms.conf come along, for make -C examples
+# and make install there) and build memcg_stock.ko (+ memcg_stock_test.ko
+# when the kernel has KUnit) there.  Prints the build directory.
+# Copy and build run under KDIR's lock (mcs_kdir_lock), so stages that
+# name the same directory share one build: make check's lint, vmtest and
+# dkms-check all use "deb-amd64" (Debian's 6.12 headers), and whichever
+# comes second finds the objects up to date.  Read the .ko files of a
+# shared directory under the same lock.
 mcs_build_module() {
-	local kdir=$1 name=$2
+	local kdir name dst
+	kdir=$(readlink -f "$1")
+	name=$2
 	shift 2
-	local dst=$MCS_OUT/build/$name
+	dst=$MCS_OUT/build/$name
 	mkdir -p "$dst"
-	# by content, not by time (-c, no -t): a source that differs is
-	# rewritten with the current time, so Kbuild rebuilds it even when it
-	# is older than the object built from another tree before
-	rsync -rlpc --delete --prune-empty-dirs \
-		--exclude='.out/' --exclude='scripts/' --exclude='selftests/' --exclude='.git/' \
-		--include='*/' --include='Kbuild' --include='Makefile' --include='*.c' --include='*.h' \
-		--exclude='*' "$MCS_SRC/" "$dst/"
-	# a module that stops building must not be replaced by a stale one
-	rm -f "$dst"/*.ko "$dst"/kunit/*.ko
 	log "building module against $kdir ($name)"
-	# -j: some 30 files per module; vmtest builds one per kernel, in turn
-	mcs_kdir_lock "$kdir" make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules >&2 ||
-		die "module build against $kdir failed"
+	(
+		exec 9> "$(mcs_kdir_lockfile "$kdir")"
+		flock 9
+		# by content, not by time (-c, no -t): a source that differs is
+		# rewritten with the current time, so Kbuild rebuilds it even
+		# when it is older than the object built from another tree before
+		rsync -rlpc --delete --prune-empty-dirs \
+			--exclude='.out/' --exclude='scripts/' --exclude='selftests/' --exclude='.git/' \
+			--include='*/' --include='Kbuild' --include='Makefile' --include='dkms.conf' \
+			--include='*.c' --include='*.h' --exclude='*' "$MCS_SRC/" "$dst/"
+		# a module that stops building must not be replaced by a stale one
+		rm -f "$dst"/*.ko "$dst"/kunit/*.ko
+		# -j: some 30 files per module
+		make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules >&2
+	) || die "module build against $kdir failed"
 	echo "$dst"
 }
 

@@ -50,7 +50,11 @@ mcs_progress_guest() {
 	MCS-KTAP-END) what="KUnit done, selftests next" ;;
 	MCS-RUN-BEGIN) what="stress run" ;;
 	'MCS-RUN-END'*) what="stress run done" ;;
-	'MCS-BOOT '*) what="booted, loading the module" ;;
+	'MCS-BOOT '*)
+		# the KUnit suites run while memcg_stock_test loads
+		what=$(grep -a -o -E '# Subtest: mcs_[a-z_]+' "$f" 2>/dev/null | tail -1 || true)
+		what=${what:+KUnit suite ${what#\# Subtest: }}
+		what=${what:-booted, loading the module} ;;
 	MCS-VERDICT*) what="finished: ${line#MCS-}" ;;
 	'') what=booting ;;
 	*) what=$(cut -c1-60 <<<"$line") ;;

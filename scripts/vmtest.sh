@@ -32,8 +32,8 @@
 # their preparation - kernel, module, initramfs - runs one at a time), VM_SMP
 # (default 2), VM_NUMA (default 1 node), QEMU_TIMEOUT (per boot, default
 # 600 s + the fuzzing), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
-# VM_FUZZ_FULL (kernel names whose selftests/mcs_fuzz runs 60 s, default
-# dbg-rt), VM_FUZZ_SHORT (the others' fuzzing, default 20 s),
+# VM_FUZZ_FULL (kernel names whose selftests/mcs_fuzz runs 30 s, default
+# dbg-rt), VM_FUZZ_SHORT (the others' fuzzing, default 10 s),
 # MCS_FUZZ_SECONDS (fuzzing on every kernel, overrides both),
 # MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests),
 # VM_ISOLATED (kernel names booted with their last vCPU isolated, isolcpus=
@@ -53,12 +53,15 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 
 # the KUnit report is read back from the ring buffer: make room for it
 # (unknown parameters such as MCS_SELFTEST_TIMEOUT=N reach /init's environment)
-# The fuzzer keeps both vCPUs busy: a full minute only where the checkers
-# are strongest (VM_FUZZ_FULL, default our lockdep/kmemleak dbg-rt;
-# kunit-uml fuzzes 60 s under KASAN+lockdep), VM_FUZZ_SHORT seconds (20)
-# on the others.  MCS_FUZZ_SECONDS, when set, applies to every kernel.
-fuzz_full=${MCS_FUZZ_SECONDS:-60}
-fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-20}}
+# The fuzzer keeps both vCPUs busy: 30 s where the checkers are strongest
+# (VM_FUZZ_FULL, default our lockdep/kmemleak dbg-rt; kunit-uml fuzzes 30 s
+# under KASAN+lockdep), VM_FUZZ_SHORT seconds (10) on the others: 20 s on
+# Debian's 6.12 made 27,339 operations, a few hundred on each file and two
+# module reloads every 10 s; the long random runs belong to make soak
+# (SOAK_FUZZ_SECONDS, 60 s on 14 kernels).
+# MCS_FUZZ_SECONDS, when set, applies to every kernel.
+fuzz_full=${MCS_FUZZ_SECONDS:-30}
+fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-10}}
 fuzz_kernels=" ${VM_FUZZ_FULL:-dbg-rt} "
 [[ $fuzz_full =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_full is not a number"
 [[ $fuzz_short =~ ^[0-9]+$ ]] || die "VM_FUZZ_SHORT=$fuzz_short is not a number"
@@ -222,12 +225,14 @@ prepare() {
 	feat=$(mcs_kernel_features "$kdir")
 	echo "$((SECONDS - tk))" > "$d/t-kernel"
 	tb=$SECONDS
-	if ! m=$(mcs_build_module "$kdir" "vm-$kname"); then
+	# the build directory is named after the kernel alone: lint and
+	# dkms-check build in "deb-amd64" too (lib.sh mcs_build_module)
+	if ! m=$(mcs_build_module "$kdir" "$kname"); then
 		echo "module build failed"
 		return 1
 	fi
 	mkdir -p "$d/mod"
-	cp "$m"/*.ko "$d/mod/"
+	mcs_kdir_lock "$kdir" sh -c 'cp "$1"/*.ko "$2"/' sh "$m" "$d/mod"
 	echo "$MCS_SRC" > "$d/mod/source"	# for compile-check.sh
 	echo "$((SECONDS - tb))" > "$d/t-ko"
 	"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$V/selftests" ||
@@ -235,20 +240,24 @@ prepare() {
 	echo "$vmlinuz ${feat// /,} $ksmp $knuma"
 }
 
-# run_kernel SPEC: prepare, boot and judge one kernel; the outcome goes to
+# run_kernel SPEC PREV: prepare, boot (after the job of PREV, the spec
+# before it in the boot order, took its slot) and judge one kernel; the
+# outcome goes to
 # $V/SPEC/result (PASS|FAIL), reason (;-separated) and times, its log to
 # stderr.  Kernel fetches/builds, module builds and initramfs run one at a
 # time (one flock for every job: they are CPU-bound, they share build
 # directories and the cache); the boots, where the wall-clock time goes,
 # overlap up to VM_JOBS.
 run_kernel() {
-	local k=$1 d=$V/$1 info vmlinuz feat ksmp knuma tq tboot attempt qrc w fuzz
+	local k=$1 prev=$2 d=$V/$1 info vmlinuz feat ksmp knuma tq tw tboot attempt qrc w fuzz
 	local -a why
 	tk=$SECONDS
 	log "=== $k ==="
 	# each job opens the lock file itself: flock(2) locks belong to an open
 	# file description, which a descriptor inherited from here would share
-	info=$(exec 8>"$V/.prepare.lock" && flock 8 && prepare "$k" "$d") || {
+	# ($d/.prepare-locked tells the launch loop that the lock is held)
+	info=$(exec 8>"$V/.prepare.lock" && flock 8 && : > "$d/.prepare-locked" &&
+		prepare "$k" "$d") || {
 		echo FAIL > "$d/result"
 		printf '%s\n' "${info:-preparation failed}" > "$d/reason"
 		echo "$(cat "$d/t-kernel" 2>/dev/null || echo $((SECONDS - tk)))+$(cat "$d/t-ko" 2>/dev/null || echo -)" > "$d/times"
@@ -266,12 +275,21 @@ run_kernel() {
 	[[ " ${VM_ISOLATED-deb-6.1-amd64 path} " == *" ${k%%+*} "* ]] &&
 		kappend+=" isolcpus=$((ksmp - 1)) nohz_full=$((ksmp - 1))"
 	log "$k: fuzzing $fuzz s"
+	# a boot slot (VM_JOBS of them), in the order of the jobs: once the
+	# job before this one has its slot or has ended; held until this job
+	# ends (qemu-run.sh does not inherit it)
+	tw=$SECONDS
+	while [[ -n $prev && ! -e $V/$prev/.booting && ! -e $V/$prev/result ]] || ! boot_slot; do
+		sleep 1
+	done
+	: > "$d/.booting"
+	(( SECONDS - tw < 2 )) || log "$k: waited $((SECONDS - tw)) s for a boot slot"
 	tq=$SECONDS
 	for attempt in 1 2; do
 		qrc=0
 		QEMU_NUMA=$knuma QEMU_APPEND="MCS_FUZZ_SECONDS=$fuzz $kappend" \
 			QEMU_TIMEOUT=${qemu_timeout:-$((600 + fuzz))} \
-			"$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" ||
+			"$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" 7>&- ||
 			qrc=$?
 		# the end mark proves that the judge ran to its end (a `die` half-way
 		# would otherwise look like a run without failures)
@@ -315,13 +333,26 @@ run_kernel() {
 	echo "$(cat "$d/t-kernel")+$(cat "$d/t-ko")+$tboot" > "$d/times"
 }
 
-# VM_JOBS kernels at a time (default 2, see the README's Timings: the
-# guests' time is mostly fixed wall-clock durations, so overlapping boots
-# cuts wall time although the host has 2 cores).  Each job logs to
-# $V/<kernel>/vmtest.log; a finished job's log is printed whole, so the
-# output of concurrent kernels is never interleaved.
+# VM_JOBS kernels boot at a time (default 2: the guests' time is mostly
+# fixed wall-clock durations, so overlapping boots cuts wall time although
+# the host has 2 cores).  Every kernel gets a job at once: the jobs prepare
+# one after the other in the order below (the preparation lock), so the
+# next kernel's module and initramfs are ready when a boot slot frees.
+# Each job logs to $V/<kernel>/vmtest.log; a finished job's log is printed
+# whole, so the output of concurrent kernels is never interleaved.
 jobs_max=${VM_JOBS:-2}
 [[ $jobs_max =~ ^[1-9][0-9]*$ ]] || die "VM_JOBS=$jobs_max: expected a positive number"
+# boot_slot: take a free one of the VM_JOBS boot slots on descriptor 7,
+# held until the job ends; non-zero when all are taken
+boot_slot() {
+	local i
+	for ((i = 0; i < jobs_max; i++)); do
+		exec 7> "$V/.boot-slot-$i"
+		flock -n 7 && return 0
+	done
+	exec 7>&-
+	return 1
+}
 for k in "${kernels[@]}"; do
 	rm -rf "${V:?}/$k"
 	mkdir -p "$V/$k"
@@ -342,13 +373,17 @@ order=()
 for k in "${kernels[@]}"; do [[ $k == dbg-* ]] && order+=("$k"); done
 for k in "${kernels[@]}"; do [[ $k == dbg-* ]] || order+=("$k"); done
 log "vmtest: ${#kernels[@]} kernel(s), $jobs_max at a time: ${order[*]}"
+prev=
 for k in "${order[@]}"; do
-	while ((${#running[@]} >= jobs_max)); do
-		wait -n -p done_pid "${!running[@]}" || true
-		finish "$done_pid"
-	done
-	run_kernel "$k" > /dev/null 2> "$V/$k/vmtest.log" &
+	run_kernel "$k" "$prev" > /dev/null 2> "$V/$k/vmtest.log" &
 	running[$!]=$k
+	prev=$k
+	# the next job may only queue for the preparation lock once this one
+	# holds it: the longest guest (first in the order) is prepared and
+	# boots first, not whichever job won the race for the lock
+	while [[ ! -e $V/$k/.prepare-locked ]] && kill -0 $! 2>/dev/null; do
+		sleep 0.1
+	done
 done
 while ((${#running[@]})); do
 	wait -n -p done_pid "${!running[@]}" || true
