@@ -9,7 +9,7 @@
 # build (a starved guest fails timing-bound cases); dkms-check follows
 # kunit-uml (started beside the module builds of the first minute, its DKMS
 # build twice failed with "Compiler does not support fentry?");
-# compile-check follows dkms-check: by then vmtest has prepared every
+# compile-check follows kunit-uml too: by then vmtest has prepared every
 # kernel (it prepares them all before the first boots end), and
 # compile-check reuses its 6.12 module builds instead of waiting for the
 # last guest.  lint, vmtest and dkms-check share one module build against
@@ -33,7 +33,7 @@ stages=(prepare-kernels.sh lint.sh kunit-uml.sh vmtest.sh compile-check.sh dkms-
 # stage -> the stage it must wait for (it runs even if that one failed)
 declare -A after=([kunit-uml.sh]=prepare-kernels.sh [vmtest.sh]=prepare-kernels.sh
 	[dkms-check.sh]=kunit-uml.sh
-	[compile-check.sh]=dkms-check.sh)
+	[compile-check.sh]=kunit-uml.sh)
 parallel=${CHECK_PARALLEL:-1}
 L=$MCS_OUT/check
 rm -rf "$L"

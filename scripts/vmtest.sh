@@ -4,7 +4,7 @@
 # kernel has KUnit) and the selftests, then judge the serial log on the host.
 #
 # Kernels (VM_KERNELS, by name: see mcs_qemu_kernel in lib.sh; default
-# MCS_VM_KERNELS_DEFAULT, deb-amd64 deb-rt-amd64 path dbg-rt, whose path is
+# MCS_VM_KERNELS_DEFAULT, deb-rt-amd64 path deb-amd64 dbg-rt, whose path is
 # Debian 6.1; with KERNEL= set, path alone; dbg-generic is in make soak):
 #   deb-amd64      Debian bookworm's 6.12 generic  (scripts/fetch-debian-kernel.sh)
 #   deb-rt-amd64   Debian bookworm's 6.12 PREEMPT_RT
