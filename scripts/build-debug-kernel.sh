@@ -75,7 +75,8 @@ done < <(sed -n -E -e 's/^(CONFIG_[A-Za-z0-9_]+)=(.*)$/\1 \2/p' \
 	     END { for (s in v) print o[s], s, v[s] }' | sort -n | cut -d' ' -f2-)
 ((bad == 0)) || die "the $variant config fragment did not stick (see above)"
 
-make -C "$src" O="$obj" -j"$(nproc)" bzImage modules >> "$blog" 2>&1 ||
+# at the lowest priority, as the UML build (lib.sh mcs_kernel_build_nice)
+mcs_kernel_build_nice make -C "$src" O="$obj" -j"$(nproc)" bzImage modules >> "$blog" 2>&1 ||
 	die "kernel build failed, see $blog (tail: $(tail -5 "$blog"))"
 
 rm -rf "$dir/build"

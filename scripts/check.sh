@@ -3,16 +3,14 @@
 # closing line "N passed, N failed" (stages); non-zero on failure.
 #
 # The stages run concurrently where they can: prepare-kernels (builds the
-# UML kernel and the qemu kernels, or finds them cached) and lint start
-# together; kunit-uml (UML) and vmtest (qemu guests, VM_JOBS at a time)
-# start when prepare-kernels ends, so that no guest boots beside a kernel
-# build (a starved guest fails timing-bound cases); dkms-check follows
-# kunit-uml (started beside the module builds of the first minute, its DKMS
-# build twice failed with "Compiler does not support fentry?");
-# compile-check follows kunit-uml too: by then vmtest has prepared every
-# kernel (it prepares them all before the first boots end), and
-# compile-check reuses its 6.12 module builds instead of waiting for the
-# last guest.  lint, vmtest and dkms-check share one module build against
+# UML kernel and the qemu kernels, or finds them cached), lint and
+# kunit-uml start together; kunit-uml boots UML as soon as its kernel is
+# built (build-uml.sh: one build, the other caller waits for it), while the
+# debug kernels may still compile: the kernel builds run at nice 19
+# (lib.sh mcs_kernel_build_nice), so they do not starve the guest's timed
+# cases.  vmtest (qemu guests, VM_JOBS at a time) starts when
+# prepare-kernels ends; dkms-check follows kunit-uml;
+# compile-check follows vmtest, whose 6.12 module builds it reuses.  lint, vmtest and dkms-check share one module build against
 # Debian's 6.12 headers (lib.sh mcs_build_module).  The guests spend most of their time in fixed wall-clock durations (fuzzing,
 # timed stress runs), so overlapping them cuts the wall time on 2 cores.
 # Each stage writes its own log, $MCS_OUT/check/<stage>.log; a line is
@@ -31,16 +29,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 stages=(prepare-kernels.sh lint.sh kunit-uml.sh vmtest.sh compile-check.sh dkms-check.sh)
 # stage -> the stage it must wait for (it runs even if that one failed)
-declare -A after=([kunit-uml.sh]=prepare-kernels.sh [vmtest.sh]=prepare-kernels.sh
+declare -A after=([vmtest.sh]=prepare-kernels.sh
 	[dkms-check.sh]=kunit-uml.sh
-	[compile-check.sh]=kunit-uml.sh)
+	[compile-check.sh]=vmtest.sh)
 parallel=${CHECK_PARALLEL:-1}
 L=$MCS_OUT/check
 rm -rf "$L"
 mkdir -p "$L"
 touch "$L/.start"	# the summary counts the guests that ran after it
 passed=0 failed=0 failures=()
-declare -A start=() pid_of=() status=() dur=()
+declare -A start=() pid_of=() status=() dur=() cpu=()
 t0=$SECONDS
 mcs_progress_start "make check"
 trap mcs_progress_stop EXIT
@@ -50,6 +48,7 @@ done_stage() {
 	local s=$1 rc=$2 n=${1%.sh}
 	status[$s]=$rc
 	dur[$s]=$((SECONDS - start[$s]))
+	cpu[$s]=$(mcs_cpu_seconds "$L/$n.times")
 	if ((rc == 0)); then
 		passed=$((passed + 1))
 		log "check: $n passed ($((SECONDS - start[$s])) s)"
@@ -65,7 +64,7 @@ if [[ $parallel == 0 ]]; then
 		start[$s]=$SECONDS
 		log "check: ==== ${s%.sh} ===="
 		rc=0
-		"$here/$s" || rc=$?
+		( "$here/$s" && times > "$L/${s%.sh}.times" ) || rc=$?
 		done_stage "$s" "$rc"
 	done
 else
@@ -79,7 +78,8 @@ else
 		start[$1]=$SECONDS
 		log "check: $n started (log $L/$n.log)"
 		rm -f "$L/$n.rc"
-		( rc=0; "$here/$1" > "$L/$n.log" 2>&1 || rc=$?; echo "$rc" > "$L/$n.rc.tmp"
+		( rc=0; "$here/$1" > "$L/$n.log" 2>&1 || rc=$?; times > "$L/$n.times"
+		  echo "$rc" > "$L/$n.rc.tmp"
 		  mv "$L/$n.rc.tmp" "$L/$n.rc" ) &
 		pid_of[$1]=$!
 		running+=("$1")
@@ -119,8 +119,8 @@ else
 fi
 mcs_progress_stop
 times=
-for s in "${stages[@]}"; do times+=" ${s%.sh}=${dur[$s]}s"; done
-log "check: stage times:$times"
+for s in "${stages[@]}"; do times+=" ${s%.sh}=${dur[$s]}s${cpu[$s]:+/${cpu[$s]}cpu-s}"; done
+log "check: stage times (wall/CPU of the stage's processes):$times"
 mcs_progress_summary check "$L/.start"
 slow=$(for s in "${stages[@]}"; do echo "${dur[$s]} ${s%.sh}"; done | sort -rn | head -3 |
 	awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }')

@@ -85,6 +85,28 @@ mcs_kdir_lockfile() {
 	echo "$MCS_CACHE/locks/kbuild-$key"
 }
 
+# mcs_cpu_seconds FILE: the CPU seconds (user + system) of the waited-for
+# children in FILE, the output of bash's `times` (written as `times >FILE`
+# by the shell whose children count: a pipe or $(...) would fork and count
+# none)
+mcs_cpu_seconds() {
+	awk 'NR == 2 {
+		t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+		printf "%d\n", t + 0.5
+	}' "$1" 2>/dev/null
+}
+
+# mcs_kernel_build_nice COMMAND...: run a kernel build at nice 19.  On an
+# empty cache make check builds the UML and the debug kernels while the
+# UML guest runs its tests (and lint checks); a guest beside a kernel
+# build at the same priority was starved and failed timing-bound cases (an
+# interrupt storm that starves the tasks, a 5 s read bound).  At nice 19
+# the build takes what the guest leaves, and alone it runs as fast.
+mcs_kernel_build_nice() {
+	nice -n 19 "$@"
+}
+
 # mcs_build_module KDIR NAME [make args...]: copy the module sources into
 # $MCS_OUT/build/NAME (one copy per target kernel: Kbuild objects are not
 # shareable; the Makefiles and dkms.conf come along, for make -C examples

@@ -9,11 +9,12 @@
 # locked by its own script, so a later stage that asks again gets the
 # cached result at once.
 #
-# Why a stage of its own: on an empty cache the old order booted UML while
-# the debug kernels compiled on the same two cores; the starved UML guest
-# failed timing-bound cases (an interrupt storm that starves the tasks, a
-# 5 s read bound) that pass on a quiet host.  Booting only once every kernel
-# is built keeps the guests' timings those of a cached run.
+# Why a stage of its own: vmtest boots its guests only once every qemu
+# kernel is there.  kunit-uml does not wait for it: its UML guest may run
+# beside the debug kernel build, which runs at nice 19 (at the same
+# priority, the starved UML guest failed timing-bound cases - an interrupt
+# storm that starves the tasks, a 5 s read bound - that pass on a quiet
+# host).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"

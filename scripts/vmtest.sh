@@ -331,6 +331,8 @@ run_kernel() {
 		log "$k: PASS"
 	fi
 	echo "$(cat "$d/t-kernel")+$(cat "$d/t-ko")+$tboot" > "$d/times"
+	# CPU seconds of the job's processes: module build, qemu, judge
+	times > "$d/cpu.times"
 }
 
 # VM_JOBS kernels boot at a time (default 2: the guests' time is mostly
@@ -401,9 +403,10 @@ for k in "${kernels[@]}"; do
 done
 
 printf '\nvmtest summary (%d s, %d at a time; logs in %s/<kernel>/)\n' $((SECONDS - t0)) "$jobs_max" "$V"
-printf '%-22s %-6s %-16s %s\n' kernel result 'kernel+ko+boot s' 'reasons'
+printf '%-22s %-6s %-16s %-6s %s\n' kernel result 'kernel+ko+boot s' 'cpu s' 'reasons'
 for k in "${kernels[@]}"; do
-	printf '%-22s %-6s %-16s %s\n' "$k" "${result[$k]}" "${times[$k]}" "${reason[$k]}"
+	printf '%-22s %-6s %-16s %-6s %s\n' "$k" "${result[$k]}" "${times[$k]}" \
+		"$(mcs_cpu_seconds "$V/$k/cpu.times" || true)" "${reason[$k]}"
 done
 ((failed == 0)) || exit 1
 echo "vmtest: all passed"
