@@ -18,3 +18,19 @@ if ((${#missing[@]})); then
 	apt-get -q update
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+# /dev/null must be the null device.  On a machine where it had become a
+# regular file, whatever a command had just written to it stayed there, and
+# the compiler probes of Kbuild (`gcc ... -x c /dev/null`) compiled that
+# text: a probe failed at random under load and module builds stopped with
+# "Compiler does not support fentry?".  As root, put the device back.
+if [[ ! -c /dev/null ]]; then
+	if ((EUID == 0)); then
+		echo "deps: /dev/null is not a character device ($(stat -c %F /dev/null)); recreating it" >&2
+		rm -f /dev/null
+		mknod -m 666 /dev/null c 1 3
+	else
+		echo "deps: /dev/null is not a character device: compiler probes will fail at random; recreate it as root (mknod -m 666 /dev/null c 1 3)" >&2
+		exit 1
+	fi
+fi

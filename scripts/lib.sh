@@ -61,15 +61,13 @@ MCS_SPLAT_OK=$(mcs_re_file "$MCS_SRC/selftests/splat-ok.re")
 MCS_SPLAT_BENIGN=${MCS_SPLAT_BENIGN:-'RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'}
 
 # mcs_kdir_lock KDIR COMMAND...: run COMMAND holding KDIR's build lock.
-# Module builds against one kernel build tree at the same time go wrong now
-# and then: with six concurrent `make -C KDIR M=<own dir>` of a one-line
-# module against Debian's 6.12 headers, one in six to eighteen came out with
-# a wrong compiler probe (a cc-option of `-fstrict-flex-arrays=3` taken as
-# supported by gcc-12, after which the `-mfentry` probe fails and
-# asm/ftrace.h stops the build: "Compiler does not support fentry?").  The
-# same builds one at a time never failed.  Every build the rig runs against
-# a tree (vmtest, lint, compile-check, dkms-check, make install, examples)
-# takes this lock.
+# Every build the rig runs against a tree (vmtest, lint, compile-check,
+# dkms-check, make install, examples) takes it: stages that share a build
+# directory (mcs_build_module) must not build in it at the same time.
+# (Module builds beside each other used to fail now and then with
+# "Compiler does not support fentry?": /dev/null had become a regular
+# file on that machine, and Kbuild's compiler probes compiled whatever
+# another command had just written there; deps.sh checks /dev/null.)
 mcs_kdir_lock() {
 	local lock
 	lock=$(mcs_kdir_lockfile "$1")

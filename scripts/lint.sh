@@ -35,6 +35,16 @@ src=$("$here/fetch-source.sh" 7)
 cd "$MCS_SRC"
 mapfile -t files < <(git ls-files '*.c' '*.h' 2>/dev/null ||
 	find . -name '*.c' -o -name '*.h' | grep -v -e '^./.out/')
+# A clean result is remembered in $MCS_CACHE/checkpatch, under a hash of
+# everything checkpatch reads: the script with its spelling and struct
+# lists, any .checkpatch.conf, the options, the file's name and content.
+# An unchanged file is not checked again (a run of all 56 files costs
+# some 60 CPU seconds); a file with findings is always checked.
+cpc=$MCS_CACHE/checkpatch
+mkdir -p "$cpc"
+tool=$(for t in "$src"/scripts/{checkpatch.pl,spelling.txt,const_structs.checkpatch} \
+	.checkpatch.conf ~/.checkpatch.conf; do [[ ! -f $t ]] || cat "$t"; done | sha256sum)
+remembered=0
 for f in "${files[@]}"; do
 	f=${f#./}
 	args=(--strict --no-tree --quiet --show-types -f)
@@ -43,12 +53,19 @@ for f in "${files[@]}"; do
 	elif [[ $f == selftests/* ]]; then
 		args+=(--ignore PREFER_KERNEL_TYPES,VOLATILE,LONG_LINE_STRING)
 	fi
+	key=$( { printf '%s\n' "$tool" "${args[*]}" "$f"; cat "$f"; } | sha256sum | cut -c1-32)
+	if [[ -e $cpc/$key ]]; then
+		remembered=$((remembered + 1))
+		continue
+	fi
 	if ! out=$("$src/scripts/checkpatch.pl" "${args[@]}" "$f" 2>&1) || [[ -n $out ]]; then
 		printf '%s\n' "$out"
 		fail=1
+	else
+		: > "$cpc/$key"
 	fi
 done
-((fail == 0)) && log "checkpatch: ${#files[@]} files clean"
+((fail == 0)) && log "checkpatch: ${#files[@]} files clean ($remembered unchanged since a clean check)"
 
 # sparse through Kbuild against Debian's 6.12 headers: the newest kernels
 # (7.x) need a sparse that knows __typeof_unqual__, which Debian 12's 0.6.4
