@@ -196,7 +196,7 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
  */
 #define FENCE_ROUNDS		300
 #define FENCE_MIN_ROUNDS	(4 * ARRAY_SIZE(fence_modes))
-#define FENCE_BUDGET_S		20
+#define FENCE_BUDGET_S		10
 
 /*
  * the rotation: every mode, the benchmark's control between its two

@@ -310,7 +310,9 @@ run_kernel() {
 		retry=
 		if ((attempt == 1)) && [[ " ${why[*]} " == *'no verdict (panic/hang)'* ]] &&
 			mcs_foreign_crash "$d/console.log"; then
-			retry="kernel crash not caused by memcg_stock ($(grep -aE -m1 'Oops|Kernel panic' "$d/console.log")$(mcs_impossible_cpu_state "$d/console.log" && echo ', impossible EFLAGS: emulator fault'))"
+			# (each $(...) ends with status 0: under set -e, an assignment
+			# takes the status of its last substitution)
+			retry="kernel crash not caused by memcg_stock ($(grep -aE -m1 'Oops|Kernel panic' "$d/console.log" || true)$(! mcs_impossible_cpu_state "$d/console.log" || echo ', impossible EFLAGS: emulator fault'))"
 		elif ((attempt == 1 && ${#why[@]})) && mcs_stall_before_module "$d/console.log"; then
 			retry="RCU stall before memcg_stock was loaded: the host starved the guest"
 		fi
@@ -319,7 +321,7 @@ run_kernel() {
 		log "$k: RETRY: $retry; first log kept in $d/console.first-crash.log"
 	done
 	tboot=$((SECONDS - tq))
-	((qrc == 0)) || why+=("qemu exit $qrc$( ((qrc == 124)) && echo ' (timeout)')")
+	((qrc == 0)) || why+=("qemu exit $qrc$( ((qrc != 124)) || echo ' (timeout)')")
 	printf '%s\n' "${why[@]}" > "$d/failures.txt"
 	if ((${#why[@]})); then
 		echo FAIL > "$d/result"
