@@ -38,6 +38,8 @@ for t in "${targets[@]}"; do
 	abi=$(basename "$kd")
 	logf=$C/$t.log
 	rc=0
+	# from scratch: an up-to-date object would not show its warnings again
+	rm -rf "${MCS_BUILDS:?}/compile-$t"
 	mcs_build_module "$kd/build" "compile-$t" W=1 > /dev/null 2> "$logf" || rc=$?
 	cat "$logf" >&2
 	if ((rc)); then

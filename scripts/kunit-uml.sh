@@ -57,7 +57,7 @@ mkdir -p "$R" "$U/umldir"
 
 # A stale .ko from an earlier build must not stand in for one that no
 # longer builds: drop them, make relinks them (cheap).
-rm -f "$MCS_OUT"/build/uml/*.ko
+rm -f "$MCS_BUILDS"/uml/*.ko
 M=$(mcs_build_module "$B" uml ARCH=um)
 for ko in memcg_stock.ko memcg_stock_test.ko; do
 	[[ -f $M/$ko ]] || die "module build gave no $M/$ko"

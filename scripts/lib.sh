@@ -6,6 +6,13 @@ MCS_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MCS_CACHE=${MCS_CACHE:-$HOME/.cache/memcg_stock}
 MCS_OUT=${MCS_OUT:-$MCS_SRC/.out}
 mkdir -p "$MCS_CACHE" "$MCS_OUT"
+# The module's build directories (mcs_build_module) live in the cache, one
+# set per source tree path: a fresh clone at the same path (a CI checkout)
+# finds the objects of the last run and Kbuild compiles only what changed,
+# while two trees never build in each other's directories.
+MCS_BUILDS=$MCS_CACHE/build/$(printf '%s' "$MCS_SRC" | sha256sum | cut -c1-16)
+mkdir -p "$MCS_BUILDS"
+[[ -e $MCS_BUILDS/tree ]] || echo "$MCS_SRC" > "$MCS_BUILDS/tree"
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -106,7 +113,7 @@ mcs_kernel_build_nice() {
 }
 
 # mcs_build_module KDIR NAME [make args...]: copy the module sources into
-# $MCS_OUT/build/NAME (one copy per target kernel: Kbuild objects are not
+# $MCS_BUILDS/NAME (one copy per target kernel: Kbuild objects are not
 # shareable; the Makefiles and dkms.conf come along, for make -C examples
 # and make install there) and build memcg_stock.ko (+ memcg_stock_test.ko
 # when the kernel has KUnit) there.  Prints the build directory.
@@ -120,7 +127,7 @@ mcs_build_module() {
 	kdir=$(readlink -f "$1")
 	name=$2
 	shift 2
-	dst=$MCS_OUT/build/$name
+	dst=$MCS_BUILDS/$name
 	mkdir -p "$dst"
 	log "building module against $kdir ($name)"
 	(

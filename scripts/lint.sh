@@ -73,7 +73,7 @@ done
 # with a known bug must draw a warning first, so that a sparse that does
 # not run cannot pass for a clean one.
 kd=$("$here/fetch-debian-kernel.sh" amd64)/build
-P=$MCS_OUT/build/sparse-probe
+P=$MCS_BUILDS/sparse-probe
 rm -rf "$P"
 mkdir -p "$P"
 cat > "$P/probe.c" <<'PROBE'

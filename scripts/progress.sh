@@ -95,7 +95,7 @@ mcs_progress_line() {
 	# module builds (lib.sh mcs_build_module: one directory per kernel)
 	while IFS= read -r f; do
 		[[ -n $f ]] && parts+=("module build ${f##*/} ($(mcs_progress_rel "$f"))")
-	done < <(find "$MCS_OUT/build" -mindepth 1 -maxdepth 1 -type d -mmin -1 2>/dev/null | sort)
+	done < <(find "$MCS_BUILDS" -mindepth 1 -maxdepth 1 -type d -mmin -1 2>/dev/null | sort)
 	((${#parts[@]})) || parts=("no guest or build active (downloads, unpacking or checks)")
 	local IFS=';'
 	log "progress: $label, $(mcs_progress_mmss $((now - t0))) elapsed:${parts[*]/#/ }"
