@@ -10,9 +10,9 @@
 # (lib.sh mcs_kernel_build_nice), so they do not starve the guest's timed
 # cases.  vmtest (qemu guests, VM_JOBS at a time) starts when
 # prepare-kernels ends; dkms-check follows kunit-uml;
-# compile-check follows kunit-uml too: by then vmtest has prepared its
-# kernels (their module builds are incremental, see lib.sh mcs_build_module)
-# and compile-check reuses the 6.12 ones.  lint, vmtest and dkms-check share one module build against
+# compile-check follows dkms-check: by then vmtest has prepared its kernels
+# (their module builds are incremental, see lib.sh mcs_build_module) and
+# compile-check reuses the 6.12 ones.  lint, vmtest and dkms-check share one module build against
 # Debian's 6.12 headers (lib.sh mcs_build_module).  The guests spend most of their time in fixed wall-clock durations (fuzzing,
 # timed stress runs), so overlapping them cuts the wall time on 2 cores.
 # Each stage writes its own log, $MCS_OUT/check/<stage>.log; a line is
@@ -33,11 +33,12 @@ stages=(prepare-kernels.sh lint.sh kunit-uml.sh vmtest.sh compile-check.sh dkms-
 # stage -> the stage it must wait for (it runs even if that one failed)
 declare -A after=([vmtest.sh]=prepare-kernels.sh
 	[dkms-check.sh]=kunit-uml.sh
-	[compile-check.sh]=kunit-uml.sh)
-# Stages that nothing waits for and that have no timed case run at nice 10:
-# on 2 cores the guests of vmtest, the longest stage, get the CPU first and
-# these fill the gaps.  (kunit-uml's guest has timed cases: not niced.)
-declare -A nice_of=([lint.sh]=10 [dkms-check.sh]=10 [compile-check.sh]=10)
+	[compile-check.sh]=dkms-check.sh)
+# Stages without a timed case run at nice 5: on 2 cores the guests of
+# vmtest, the longest stage, get more of the CPU and these still end
+# before it (at nice 10 they ended after it, later than without nice).
+# kunit-uml's guest has timed cases: not niced.
+declare -A nice_of=([lint.sh]=5 [dkms-check.sh]=5 [compile-check.sh]=5)
 parallel=${CHECK_PARALLEL:-1}
 L=$MCS_OUT/check
 rm -rf "$L"
