@@ -33,7 +33,7 @@
 # (default 2), VM_NUMA (default 1 node), QEMU_TIMEOUT (per boot, default
 # 600 s + the fuzzing), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
 # VM_FUZZ_FULL (kernel names whose selftests/mcs_fuzz runs 30 s, default
-# dbg-rt), VM_FUZZ_SHORT (the others' fuzzing, default 10 s),
+# dbg-rt), VM_FUZZ_SHORT (the others' fuzzing, default 5 s),
 # MCS_FUZZ_SECONDS (fuzzing on every kernel, overrides both),
 # MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests),
 # VM_ISOLATED (kernel names booted with their last vCPU isolated, isolcpus=
@@ -55,13 +55,13 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 # (unknown parameters such as MCS_SELFTEST_TIMEOUT=N reach /init's environment)
 # The fuzzer keeps both vCPUs busy: 30 s where the checkers are strongest
 # (VM_FUZZ_FULL, default our lockdep/kmemleak dbg-rt; kunit-uml fuzzes 30 s
-# under KASAN+lockdep), VM_FUZZ_SHORT seconds (10) on the others: 20 s on
+# under KASAN+lockdep), VM_FUZZ_SHORT seconds (5) on the others: 20 s on
 # Debian's 6.12 made 27,339 operations, a few hundred on each file and two
 # module reloads every 10 s; the long random runs belong to make soak
 # (SOAK_FUZZ_SECONDS, 60 s on 14 kernels).
 # MCS_FUZZ_SECONDS, when set, applies to every kernel.
 fuzz_full=${MCS_FUZZ_SECONDS:-30}
-fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-10}}
+fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-5}}
 fuzz_kernels=" ${VM_FUZZ_FULL:-dbg-rt} "
 [[ $fuzz_full =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_full is not a number"
 [[ $fuzz_short =~ ^[0-9]+$ ]] || die "VM_FUZZ_SHORT=$fuzz_short is not a number"
