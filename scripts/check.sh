@@ -9,11 +9,11 @@
 # debug kernels may still compile: the kernel builds run at nice 19
 # (lib.sh mcs_kernel_build_nice), so they do not starve the guest's timed
 # cases.  vmtest (qemu guests, VM_JOBS at a time) starts when
-# prepare-kernels ends; dkms-check follows kunit-uml;
-# compile-check follows dkms-check: by then vmtest has prepared its kernels
-# (their module builds are incremental, see lib.sh mcs_build_module) and
-# compile-check reuses the 6.12 ones.  lint, vmtest and dkms-check share one module build against
-# Debian's 6.12 headers (lib.sh mcs_build_module).  The guests spend most of their time in fixed wall-clock durations (fuzzing,
+# prepare-kernels ends; dkms-check follows kunit-uml, compile-check follows
+# dkms-check: by then vmtest has prepared its kernels and compile-check
+# reuses the 6.12 ones.  lint, vmtest and dkms-check share one module build
+# against Debian's 6.12 headers (lib.sh mcs_build_module).  The guests
+# spend most of their time in fixed wall-clock durations (fuzzing,
 # timed stress runs), so overlapping them cuts the wall time on 2 cores.
 # Each stage writes its own log, $MCS_OUT/check/<stage>.log; a line is
 # printed as each stage ends, and the whole log of every failed stage is

@@ -55,9 +55,8 @@ R=$U/results
 rm -rf "$R" "$U/selftests" "$U/umldir"
 mkdir -p "$R" "$U/umldir"
 
-# A stale .ko from an earlier build must not stand in for one that no
-# longer builds: drop them, make relinks them (cheap).
-rm -f "$MCS_BUILDS"/uml/*.ko
+# (mcs_build_module drops the old .ko files first: a module that no
+# longer builds cannot stand in for itself)
 M=$(mcs_build_module "$B" uml ARCH=um)
 for ko in memcg_stock.ko memcg_stock_test.ko; do
 	[[ -f $M/$ko ]] || die "module build gave no $M/$ko"
