@@ -9,7 +9,8 @@ mkdir -p "$MCS_CACHE" "$MCS_OUT"
 # The module's build directories (mcs_build_module) live in the cache, one
 # set per source tree path: a fresh clone at the same path (a CI checkout)
 # finds the objects of the last run and Kbuild compiles only what changed,
-# while two trees never build in each other's directories.
+# while two trees never build in each other's directories.  A tree's first
+# build of a directory starts from another tree's (mcs_build_module).
 MCS_BUILDS=$MCS_CACHE/build/$(printf '%s' "$MCS_SRC" | sha256sum | cut -c1-16)
 mkdir -p "$MCS_BUILDS"
 [[ -e $MCS_BUILDS/tree ]] || echo "$MCS_SRC" > "$MCS_BUILDS/tree"
@@ -133,6 +134,8 @@ mcs_build_module() {
 	(
 		exec 9> "$(mcs_kdir_lockfile "$kdir")"
 		flock 9
+		[[ -e $dst/Kbuild || ${MCS_BUILD_SEED:-1} == 0 ]] || mcs_seed_build "$kdir" "$name" "$dst"
+		rm -f "$dst/.mcs-kdir"
 		# by content, not by time (-c, no -t): a source that differs is
 		# rewritten with the current time, so Kbuild rebuilds it even
 		# when it is older than the object built from another tree before
@@ -144,8 +147,35 @@ mcs_build_module() {
 		rm -f "$dst"/*.ko "$dst"/kunit/*.ko
 		# -j: some 30 files per module
 		make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules >&2
+		echo "$kdir" > "$dst/.mcs-kdir"
 	) || die "module build against $kdir failed"
 	echo "$dst"
+}
+
+# mcs_seed_build KDIR NAME DST: fill the empty build directory DST with the
+# newest build of NAME against KDIR that another tree left in the cache
+# (its .mcs-kdir, written after a successful build, names KDIR), the build
+# directory's path rewritten in Kbuild's command and dependency files.
+# Kbuild then rebuilds what differs: rsync rewrites a changed source, and
+# a changed command line (other make arguments) rebuilds its object.  Runs
+# under KDIR's lock, which every build against KDIR holds: the seed is not
+# being written meanwhile.  A fresh clone at a new path so compiles only
+# what changed (MCS_BUILD_SEED=0 turns this off: compile-check wants every
+# warning printed, so it builds from nothing).
+mcs_seed_build() {
+	local kdir=$1 name=$2 dst=$3 f seed=''
+	while IFS= read -r f; do
+		if [[ $(cat "$f") == "$kdir" ]]; then
+			seed=$(dirname "$f")
+			break
+		fi
+	done < <(ls -t "$MCS_CACHE"/build/*/"$name"/.mcs-kdir 2>/dev/null)
+	[[ -n $seed && $seed != "$dst" ]] || return 0
+	log "seeding $dst from $seed"
+	cp -a "$seed/." "$dst/"
+	rm -f "$dst/.mcs-kdir"
+	grep -rlIZF -- "$seed" "$dst" |
+		OLD=$seed NEW=$dst xargs -0 -r perl -pi -e 's/\Q$ENV{OLD}\E/$ENV{NEW}/g'
 }
 
 # mcs_check_console LOG: fail on any kernel splat in a console log.
