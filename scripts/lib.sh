@@ -158,23 +158,32 @@ mcs_build_module() {
 # directory's path rewritten in Kbuild's command and dependency files.
 # Kbuild then rebuilds what differs: rsync rewrites a changed source, and
 # a changed command line (other make arguments) rebuilds its object.  Runs
-# under KDIR's lock, which every build against KDIR holds: the seed is not
-# being written meanwhile.  A fresh clone at a new path so compiles only
-# what changed (MCS_BUILD_SEED=0 turns this off: compile-check wants every
-# warning printed, so it builds from nothing).
+# under KDIR's lock, which every build against KDIR holds; a seed whose
+# .mcs-kdir changed or went while it was copied (a build against another
+# kernel started there) is not used.  A fresh clone at a new path so
+# compiles only what changed (MCS_BUILD_SEED=0 turns this off:
+# compile-check wants every warning printed, so it builds from nothing).
 mcs_seed_build() {
-	local kdir=$1 name=$2 dst=$3 f seed=''
+	local kdir=$1 name=$2 dst=$3 f seed='' stamp
 	while IFS= read -r f; do
-		if [[ $(cat "$f") == "$kdir" ]]; then
+		if [[ $(cat "$f" 2>/dev/null) == "$kdir" ]]; then
 			seed=$(dirname "$f")
 			break
 		fi
 	done < <(ls -t "$MCS_CACHE"/build/*/"$name"/.mcs-kdir 2>/dev/null)
 	[[ -n $seed && $seed != "$dst" ]] || return 0
+	stamp=$(stat -c %y "$seed/.mcs-kdir" 2>/dev/null) || return 0
 	log "seeding $dst from $seed"
-	cp -a "$seed/." "$dst/"
+	cp -a "$seed/." "$dst/" 2>/dev/null || true
+	if [[ $(stat -c %y "$seed/.mcs-kdir" 2>/dev/null) != "$stamp" ||
+		$(cat "$seed/.mcs-kdir" 2>/dev/null) != "$kdir" ]]; then
+		log "$seed changed while it was copied: building $dst from nothing"
+		find "$dst" -mindepth 1 -delete
+		return 0
+	fi
 	rm -f "$dst/.mcs-kdir"
-	grep -rlIZF -- "$seed" "$dst" |
+	# shellcheck disable=SC2016 # perl expands $ENV{...}, not the shell
+	{ grep -rlIZF -- "$seed" "$dst" || true; } |
 		OLD=$seed NEW=$dst xargs -0 -r perl -pi -e 's/\Q$ENV{OLD}\E/$ENV{NEW}/g'
 }
 
