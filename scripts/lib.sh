@@ -159,8 +159,8 @@ mcs_build_module() {
 # Kbuild then rebuilds what differs: rsync rewrites a changed source, and
 # a changed command line (other make arguments) rebuilds its object.  Runs
 # under KDIR's lock, which every build against KDIR holds; a seed whose
-# .mcs-kdir changed or went while it was copied (a build against another
-# kernel started there) is not used.  A fresh clone at a new path so
+# .mcs-kdir was removed or rewritten while it was copied (a build against
+# another kernel ran there) is not used.  A fresh clone at a new path so
 # compiles only what changed (MCS_BUILD_SEED=0 turns this off:
 # compile-check wants every warning printed, so it builds from nothing).
 mcs_seed_build() {
@@ -175,8 +175,8 @@ mcs_seed_build() {
 	stamp=$(stat -c %y "$seed/.mcs-kdir" 2>/dev/null) || return 0
 	log "seeding $dst from $seed"
 	cp -a "$seed/." "$dst/" 2>/dev/null || true
-	if [[ $(stat -c %y "$seed/.mcs-kdir" 2>/dev/null) != "$stamp" ||
-		$(cat "$seed/.mcs-kdir" 2>/dev/null) != "$kdir" ]]; then
+	# a build there removes .mcs-kdir first and rewrites it last
+	if [[ $(stat -c %y "$seed/.mcs-kdir" 2>/dev/null) != "$stamp" ]]; then
 		log "$seed changed while it was copied: building $dst from nothing"
 		find "$dst" -mindepth 1 -delete
 		return 0
