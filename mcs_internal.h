@@ -409,6 +409,7 @@ int mcs_memcg_objcg_alloc(struct mcs_memcg *memcg);
 void mcs_memcg_objcg_kill(struct mcs_memcg *memcg);
 void mcs_memcg_reparent_objcgs(struct mcs_memcg *memcg);
 void mcs_memcg_reparent_objcg_charges(struct mcs_memcg *memcg);
+long mcs_objcg_report_alive(struct mcs_memcg *memcg, long max);
 
 /* slab_caches.c */
 int mcs_slab_init(void);

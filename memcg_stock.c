@@ -1165,6 +1165,36 @@ err_wq:
 	return ret;
 }
 
+/* Pre-order successor of @pos in @root's subtree; under tree_mutex. */
+static struct mcs_memcg *next_in_subtree(struct mcs_memcg *pos, struct mcs_memcg *root)
+{
+	if (!list_empty(&pos->children))
+		return list_first_entry(&pos->children, struct mcs_memcg, sibling);
+	for (; pos != root; pos = pos->parent)
+		if (!list_is_last(&pos->sibling, &pos->parent->children))
+			return list_next_entry(pos, sibling);
+	return NULL;
+}
+
+/*
+ * Module exit found @alive objcgs that should all be gone: say which.  An
+ * objcg that is not being freed is on an online memcg's objcg list
+ * (offlining hands the list to the parent); at most 16 are named.
+ */
+static void report_alive_objcgs(long alive)
+{
+	struct mcs_memcg *pos;
+	long found = 0;
+
+	mutex_lock(&tree_mutex);
+	for (pos = root_memcg; pos; pos = next_in_subtree(pos, root_memcg))
+		found += mcs_objcg_report_alive(pos, max(16 - found, 0L));
+	mutex_unlock(&tree_mutex);
+	if (found != alive)
+		pr_warn("memcg_stock: %ld of the leaked objcgs are on no online memcg's list\n",
+			alive - found);
+}
+
 /**
  * mcs_stock_exit() - undo mcs_stock_init()
  *
@@ -1174,6 +1204,8 @@ err_wq:
  */
 void mcs_stock_exit(void)
 {
+	long alive;
+
 	/* orphans' offlines use the drain workqueue: finish them first */
 	mcs_wait_for_frees();
 	drain_everything();
@@ -1182,8 +1214,9 @@ void mcs_stock_exit(void)
 	/* the root objcg's release may go through an RCU callback */
 	mcs_memcg_objcg_kill(root_memcg);
 	mcs_wait_for_frees();
-	WARN_ONCE(mcs_objcg_nr_alive(), "memcg_stock: %ld objcgs leaked\n",
-		  mcs_objcg_nr_alive());
+	alive = mcs_objcg_nr_alive();
+	if (WARN_ONCE(alive, "memcg_stock: %ld objcgs leaked\n", alive))
+		report_alive_objcgs(alive);
 	mcs_memcg_put(root_memcg);
 	mcs_wait_for_frees();
 	WARN_ONCE(atomic_long_read(&nr_alive), "memcg_stock: %ld memcgs leaked\n",

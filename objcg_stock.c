@@ -874,6 +874,34 @@ void mcs_memcg_reparent_objcgs(struct mcs_memcg *memcg)
 }
 
 /*
+ * Module exit found objcgs alive: name each one on @memcg's list, so that
+ * the report tells a reference still held (not dying: its memcg was never
+ * offlined; dying: somebody kept a reference) from leftover bytes.  At
+ * most @max lines; returns how many objcgs the list holds.
+ */
+long mcs_objcg_report_alive(struct mcs_memcg *memcg, long max)
+{
+	struct mcs_objcg *iter;
+	unsigned long flags;
+	long n = 0;
+
+	raw_spin_lock_irqsave(&objcg_lock, flags);
+	list_for_each_entry(iter, &memcg->objcg_list, list) {
+		if (n++ >= max)
+			continue;
+		pr_warn("memcg_stock: objcg alive on memcg %u (%s): %s, %s, %d leftover bytes\n",
+			memcg->id, memcg->name,
+			iter->is_root ? "the root's own" :
+			iter == rcu_access_pointer(memcg->objcg) ? "its own" :
+			"inherited from an offlined memcg",
+			percpu_ref_is_dying(&iter->refcnt) ? "dying" : "not killed",
+			atomic_read(&iter->nr_charged_bytes));
+	}
+	raw_spin_unlock_irqrestore(&objcg_lock, flags);
+	return n;
+}
+
+/*
  * Second half, after a grace period: nobody charges or uncharges through
  * @memcg's level any more, so its objcg page count and slab statistics are
  * final.  The pages stay charged to the ancestors, which now own them.
