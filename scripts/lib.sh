@@ -139,14 +139,16 @@ mcs_build_module() {
 		# by content, not by time (-c, no -t): a source that differs is
 		# rewritten with the current time, so Kbuild rebuilds it even
 		# when it is older than the object built from another tree before
+		# (each step says "|| exit 1": callers run this in $(...) or
+		# after ||, where set -e does not stop a failed command)
 		rsync -rlpc --delete --prune-empty-dirs \
 			--exclude='.out/' --exclude='scripts/' --exclude='selftests/' --exclude='.git/' \
 			--include='*/' --include='Kbuild' --include='Makefile' --include='dkms.conf' \
-			--include='*.c' --include='*.h' --exclude='*' "$MCS_SRC/" "$dst/"
+			--include='*.c' --include='*.h' --exclude='*' "$MCS_SRC/" "$dst/" || exit 1
 		# a module that stops building must not be replaced by a stale one
 		rm -f "$dst"/*.ko "$dst"/kunit/*.ko
 		# -j: some 30 files per module
-		make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules >&2
+		make -s -j"$(nproc)" -C "$kdir" M="$dst" "$@" modules >&2 || exit 1
 		echo "$kdir" > "$dst/.mcs-kdir"
 	) || die "module build against $kdir failed"
 	echo "$dst"
