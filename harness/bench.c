@@ -122,6 +122,15 @@
 #define BENCH_IRQ_PERIOD_NS	(50 * NSEC_PER_USEC)
 /* Creating every client may take this long, then the write gives up. */
 #define BENCH_SETUP_MAX		(20 * HZ)
+/*
+ * Clients look at the clock every this many pairs, and leave the load on
+ * their own once it passes run->backstop: duration_ms twice over plus
+ * BENCH_BACKSTOP_MS.  Normally the writer's stop comes first.  Under qemu
+ * -icount a vCPU busy with a client was seen to keep the other vCPU (the
+ * writer's wake-up) from running for 27 s and more, until a soft lockup.
+ */
+#define BENCH_CLOCK_EVERY	4096
+#define BENCH_BACKSTOP_MS	100
 
 enum bench_workload {
 	WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, WL_BYTES_256, WL_BYTES_1024, WL_BYTES_3000, NR_WL
@@ -221,6 +230,7 @@ struct bench_irq {
  * @ops: operations of all clients
  * @irq_ops: operations of all interrupt timers
  * @errors: unexpected charge failures of the clients
+ * @backstop: ktime_get_ns() at which the clients stop by themselves
  * @ns: measured time
  * @result: the result line
  */
@@ -245,6 +255,7 @@ struct bench_run {
 	struct completion stopped;
 	struct completion exited;
 	u64 ops, irq_ops, ns;
+	u64 backstop;
 	long errors;
 	char result[BENCH_RESULT_MAX];
 };
@@ -362,9 +373,10 @@ static void bench_client_put(struct bench_client *c)
 }
 
 /*
- * The load loop of a client, until the phase leaves BENCH_LOAD; returns its
- * pairs.  Inlined once per kind of op (@sized: bench_sized_op()), so that
- * the sized workloads add nothing to the loop of the others.
+ * The load loop of a client, until the phase leaves BENCH_LOAD or the
+ * clock passes the backstop; returns its pairs.  Inlined once per kind of
+ * op (@sized: bench_sized_op()), so that the sized workloads add nothing
+ * to the loop of the others.
  */
 static __always_inline u64 bench_load(struct bench_client *c, bool sized)
 {
@@ -379,8 +391,12 @@ static __always_inline u64 bench_load(struct bench_client *c, bool sized)
 		/* a compare, not a division: the same few instructions in every mode */
 		if (++n == memcgs)
 			n = 0;
-		if (!(++i & 255))
+		/* the clock inside the preemption point: nothing added per pair */
+		if (!(++i & 255)) {
 			bench_preempt_point();
+			if (!(i & (BENCH_CLOCK_EVERY - 1)) && ktime_get_ns() >= run->backstop)
+				break;
+		}
 	}
 	return i;
 }
@@ -680,7 +696,7 @@ stop:
 static void bench_measure(struct bench_run *run)
 {
 	unsigned int i;
-	u64 t0;
+	u64 t0, t1;
 	int cpu;
 
 	run->nmi = "off";
@@ -693,11 +709,20 @@ static void bench_measure(struct bench_run *run)
 		bench_irq_arm(run);
 	mcs_bench_pmu_start(&run->pmu);
 	t0 = ktime_get_ns();
+	run->backstop = t0 + (2ULL * run->p.duration_ms + BENCH_BACKSTOP_MS) * NSEC_PER_MSEC;
 	WRITE_ONCE(run->phase, BENCH_LOAD);
 	wake_up_all(&run->wq);
 	msleep(run->p.duration_ms);
 	WRITE_ONCE(run->phase, BENCH_STOP);
-	run->ns = ktime_get_ns() - t0;
+	t1 = ktime_get_ns();
+	/* woken after the backstop: the clients stopped there */
+	if (t1 > run->backstop) {
+		pr_info("memcg_stock: bench: writer %llu ms late, clients stopped at %u ms\n",
+			(t1 - t0) / NSEC_PER_MSEC - run->p.duration_ms,
+			2 * run->p.duration_ms + BENCH_BACKSTOP_MS);
+		t1 = run->backstop;
+	}
+	run->ns = t1 - t0;
 	mcs_bench_pmu_stop(&run->pmu);
 	for_each_possible_cpu(cpu) {
 		hrtimer_cancel(&run->irq[cpu].timer);
