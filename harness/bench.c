@@ -717,9 +717,9 @@ static void bench_measure(struct bench_run *run)
 	t1 = ktime_get_ns();
 	/* woken after the backstop: the clients stopped there */
 	if (t1 > run->backstop) {
-		pr_info("memcg_stock: bench: writer %llu ms late, clients stopped at %u ms\n",
+		pr_info("memcg_stock: bench: writer %llu ms late, clients stopped at %llu ms\n",
 			(t1 - t0) / NSEC_PER_MSEC - run->p.duration_ms,
-			2 * run->p.duration_ms + BENCH_BACKSTOP_MS);
+			(run->backstop - t0) / NSEC_PER_MSEC);
 		t1 = run->backstop;
 	}
 	run->ns = t1 - t0;

@@ -163,8 +163,7 @@ mcs_build_module() {
 # under KDIR's lock, which every build against KDIR holds; a seed whose
 # .mcs-kdir was removed or rewritten while it was copied (a build against
 # another kernel ran there) is not used.  A fresh clone at a new path so
-# compiles only what changed (MCS_BUILD_SEED=0 turns this off:
-# compile-check wants every warning printed, so it builds from nothing).
+# compiles only what changed (MCS_BUILD_SEED=0 turns this off).
 mcs_seed_build() {
 	local kdir=$1 name=$2 dst=$3 f seed='' stamp
 	while IFS= read -r f; do
