@@ -808,18 +808,29 @@ const struct mcs_stock_kind mcs_memcg_stock_kind =
 
 /*
  * Start a drain of one stock of @cpu unless one is pending; the current
- * CPU's is drained right here.  Both stocks, memcg and obj, follow this
- * protocol with their own FLUSHING bit and work item.
+ * CPU's is drained right here.  Every kind of stock follows this protocol
+ * with its own FLUSHING bit and work item.
+ *
+ * As upstream: no work for an isolated CPU (isolcpus=, nohz_full=, an
+ * isolated cpuset partition), whose users asked for no such jitter; its
+ * stocks stay until a synchronous drain, an offline or its own charges
+ * empty them.  The test and the queueing form one RCU section: on kernels
+ * that replace the housekeeping mask at run time (housekeeping_update()),
+ * the mask is RCU-protected, and the update waits a grace period before it
+ * flushes the work of newly isolated CPUs.
  */
 static void schedule_stock_drain(int cpu, int curcpu, unsigned long *flags,
 				 struct work_struct *work)
 {
-	if (test_and_set_bit(FLUSHING_CACHED_CHARGE, flags))
+	if (cpu == curcpu) {
+		if (!test_and_set_bit(FLUSHING_CACHED_CHARGE, flags))
+			work->func(work);
 		return;
-	if (cpu == curcpu)
-		work->func(work);
-	else
+	}
+	rcu_read_lock();
+	if (!mcs_cpu_is_isolated(cpu) && !test_and_set_bit(FLUSHING_CACHED_CHARGE, flags))
 		queue_work_on(cpu, mcs_drain_wq, work);
+	rcu_read_unlock();
 }
 
 static void drain_all_async(struct mcs_memcg *root)
@@ -838,16 +849,6 @@ static void drain_all_async(struct mcs_memcg *root)
 	migrate_disable();
 	curcpu = smp_processor_id();
 	for_each_online_cpu(cpu) {
-		/*
-		 * As upstream: no work for an isolated CPU (isolcpus=,
-		 * nohz_full=, an isolated cpuset partition), whose users
-		 * asked for no such jitter; its stocks stay until a
-		 * synchronous drain, an offline or its own charges empty
-		 * them.  The RCU section pairs with cpuset updates, which
-		 * wait a grace period before they flush newly isolated CPUs.
-		 */
-		if (cpu != curcpu && mcs_cpu_is_isolated(cpu))
-			continue;
 		for (kind = mcs_stock_kinds; *kind; kind++) {
 			unsigned long *flags = mcs_stock_flags(*kind, cpu);
 

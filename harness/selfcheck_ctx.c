@@ -193,12 +193,15 @@ int mcs_selfcheck_isolation(struct seq_buf *log)
 	if (IS_ERR(memcg))
 		return PTR_ERR(memcg);
 	cpus_read_lock();
+	/* the housekeeping mask is RCU-protected where it can change */
+	rcu_read_lock();
 	for_each_online_cpu(cpu) {
 		if (mcs_cpu_is_isolated(cpu))
 			iso = iso < 0 ? cpu : iso;
 		else
 			hk = hk < 0 ? cpu : hk;
 	}
+	rcu_read_unlock();
 	if (iso < 0 || hk < 0) {
 		cpus_read_unlock();
 		mcs_memcg_offline(memcg);

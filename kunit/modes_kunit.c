@@ -305,15 +305,17 @@ static void coupled_noirq_switch_is_a_fence(struct kunit *test)
 	init_completion(&f->switched);
 	f->seen = MCS_MODE_NONE;
 
-	preempt_disable();
+	/* the switcher is created (that sleeps) before the section opens */
+	migrate_disable();
 	cpu = smp_processor_id();
 	other = cpumask_any_but(cpu_online_mask, cpu);
-	inside = mcs_stock_get_mode();
 	t = kthread_create(noirq_switcher_fn, f, "mcs_noirq_switch");
-	if (!IS_ERR(t)) {
+	if (!IS_ERR(t))
 		kthread_bind(t, other);
+	preempt_disable();
+	inside = mcs_stock_get_mode();
+	if (!IS_ERR(t))
 		wake_up_process(t);
-	}
 	for (i = 0; i < NOIRQ_SECTION_MS && !IS_ERR(t); i++) {
 		WRITE_ONCE(f->probed, false);
 		irq_work_queue(&f->probe);
@@ -322,6 +324,7 @@ static void coupled_noirq_switch_is_a_fence(struct kunit *test)
 		mdelay(1);
 	}
 	preempt_enable();
+	migrate_enable();
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	wait_for_completion(&f->switched);

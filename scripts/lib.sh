@@ -188,10 +188,11 @@ mcs_seed_build() {
 		OLD=$seed NEW=$dst xargs -0 -r perl -pi -e 's/\Q$ENV{OLD}\E/$ENV{NEW}/g'
 }
 
-# mcs_check_console LOG: fail on any kernel splat in a console log.
+# mcs_check_console LOG: fail on any kernel splat in a console log (line
+# numbers count the lines left once allocation-failure reports are dropped).
 mcs_check_console() {
 	local f=$1
-	if grep -a -E -n "$MCS_SPLAT_RE" "$f" |
+	if awk -f "$MCS_SRC/selftests/splat-alloc.awk" "$f" | grep -a -E -n "$MCS_SPLAT_RE" |
 		grep -a -v -E "$MCS_SPLAT_OK|$MCS_SPLAT_BENIGN" >&2; then
 		die "kernel splat in $f (lines above)"
 	fi
@@ -206,6 +207,7 @@ mcs_check_console() {
 #                       `scripts/fetch-debian-kernel.sh --list` lists them
 #   dbg-generic, dbg-rt our 6.12 debug kernels (scripts/build-debug-kernel.sh);
 #   dbg-numa            the same as dbg-generic with NUMA (soak, +numaN)
+#   dbg-kasan           the same as dbg-generic with KASAN (SMP, slab checks)
 #   path                any kernel by path: KERNEL= its bzImage or vmlinuz,
 #                       KDIR= its module build tree (mcs_path_kernel)
 # A spec may add guest options: NAME[+smpN][+numaN] (N vCPUs, N NUMA nodes),
@@ -218,11 +220,14 @@ MCS_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # `make check` stays within its 30 minutes.
 # Its "path" is Debian 6.1 (MCS_PATH_DEFAULT) booted the way a user boots
 # their own kernel, KERNEL= its image and KDIR= its headers (mcs_vm_kernels).
-# vmtest boots dbg-* first (the longest guest), the others in this order:
+# dbg-kasan (dbg-generic with KASAN) is the SMP guest where slab misuse is
+# caught as it happens, and where the KUnit suites run on !PREEMPT_RT with
+# SMP and NMIs.
+# vmtest boots dbg-* first (the longest guests), the others in this order:
 # deb-amd64 last, as lint builds its module at the start of make check
-MCS_VM_KERNELS_DEFAULT='deb-rt-amd64 path deb-amd64 dbg-rt'
+MCS_VM_KERNELS_DEFAULT='deb-rt-amd64 path deb-amd64 dbg-rt dbg-kasan'
 MCS_PATH_DEFAULT=6.1-amd64
-MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa, path (KERNEL= and KDIR=)'
+MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa, dbg-kasan, path (KERNEL= and KDIR=)'
 
 # The UML guest's CPUs (kunit-uml.sh) and the build flavour (build-uml.sh)
 # that boots them: one CPU is the UP debug kernel, more the SMP one.
@@ -235,7 +240,7 @@ mcs_uml_flavour() {
 mcs_kernel_spec() {
 	local spec=$1 name smp=0 numa=0 opt
 	name=${spec%%+*}
-	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa || $name == path ]] ||
+	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa || $name == dbg-kasan || $name == path ]] ||
 		die "unknown kernel '$name' in '$spec': expected $MCS_KERNEL_NAMES"
 	[[ $spec == *+* ]] && for opt in $(tr '+' ' ' <<<"${spec#*+}"); do
 		case $opt in
@@ -254,7 +259,7 @@ mcs_kernel_spec() {
 mcs_qemu_kernel() {
 	local d k
 	case $1 in
-	dbg-generic | dbg-rt | dbg-numa)
+	dbg-generic | dbg-rt | dbg-numa | dbg-kasan)
 		d=$("$MCS_RIG/build-debug-kernel.sh" "${1#dbg-}") || return 1
 		echo "$d/vmlinuz $d/build 1"
 		;;

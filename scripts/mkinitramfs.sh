@@ -61,7 +61,8 @@ if [[ -d $stdir ]]; then
 fi
 # the entry point and its splat patterns (the rig's own copy, also when
 # MCS_MODULE_SRC names another module tree)
-cp "$MCS_RIG/../selftests/run_tests.sh" "$MCS_RIG"/../selftests/splat*.re "$root/mcs/selftests/"
+cp "$MCS_RIG/../selftests/run_tests.sh" "$MCS_RIG"/../selftests/splat*.re \
+	"$MCS_RIG"/../selftests/splat-alloc.awk "$root/mcs/selftests/"
 case $mode in
 test) ;;
 shell)

@@ -4,7 +4,7 @@
 # kernel has KUnit) and the selftests, then judge the serial log on the host.
 #
 # Kernels (VM_KERNELS, by name: see mcs_qemu_kernel in lib.sh; default
-# MCS_VM_KERNELS_DEFAULT, deb-rt-amd64 path deb-amd64 dbg-rt, whose path is
+# MCS_VM_KERNELS_DEFAULT, deb-rt-amd64 path deb-amd64 dbg-rt dbg-kasan, whose path is
 # Debian 6.1; with KERNEL= set, path alone; dbg-generic is in make soak):
 #   deb-amd64      Debian bookworm's 6.12 generic  (scripts/fetch-debian-kernel.sh)
 #   deb-rt-amd64   Debian bookworm's 6.12 PREEMPT_RT
@@ -12,6 +12,7 @@
 #   deb-[SERIES-]FLAVOUR  any other Debian kernel (fetch-debian-kernel.sh --list)
 #   dbg-generic    our 6.12 debug kernel: KUnit, lockdep, kmemleak (scripts/build-debug-kernel.sh)
 #   dbg-rt         the same with PREEMPT_RT
+#   dbg-kasan      dbg-generic with KASAN (inline, vmalloc too)
 #   path           KERNEL= (bzImage or vmlinuz) with KDIR= (its build tree),
 #                  refused before the boot when KDIR's configuration lacks
 #                  a needed option (lib.sh mcs_kernel_config)
@@ -33,7 +34,7 @@
 # (default 2), VM_NUMA (default 1 node), QEMU_TIMEOUT (per boot, default
 # 600 s + the fuzzing), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
 # VM_FUZZ_FULL (kernel names whose selftests/mcs_fuzz runs 30 s, default
-# dbg-rt), VM_FUZZ_SHORT (the others' fuzzing, default 5 s),
+# dbg-rt dbg-kasan), VM_FUZZ_SHORT (the others' fuzzing, default 5 s),
 # MCS_FUZZ_SECONDS (fuzzing on every kernel, overrides both),
 # MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests),
 # VM_ISOLATED (kernel names booted with their last vCPU isolated, isolcpus=
@@ -62,7 +63,7 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 # MCS_FUZZ_SECONDS, when set, applies to every kernel.
 fuzz_full=${MCS_FUZZ_SECONDS:-30}
 fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-5}}
-fuzz_kernels=" ${VM_FUZZ_FULL:-dbg-rt} "
+fuzz_kernels=" ${VM_FUZZ_FULL:-dbg-rt dbg-kasan} "
 [[ $fuzz_full =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_full is not a number"
 [[ $fuzz_short =~ ^[0-9]+$ ]] || die "VM_FUZZ_SHORT=$fuzz_short is not a number"
 append="log_buf_len=4M ${MCS_SELFTEST_TIMEOUT:+MCS_SELFTEST_TIMEOUT=$MCS_SELFTEST_TIMEOUT }${QEMU_APPEND:-}"
