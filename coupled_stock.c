@@ -99,17 +99,26 @@ static void coupled_drain_memcg(struct mcs_coupled_stock *stock)
 	mcs_memcg_put(old);
 }
 
-bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq)
+/*
+ * Take @nr_pages of @memcg from this CPU's stock in mode @mode (coupled or
+ * coupled-noirq), read by the caller outside any section: the fence in the
+ * section refuses a stock that the other exclusion may guard by now.
+ */
+bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages,
+			 enum mcs_stock_mode mode)
 {
+	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	struct mcs_coupled_stock *stock;
 	unsigned long flags;
 	bool ret = false;
 
 	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq))
 		return false;
+	mcs_test_hook_at(MCS_HOOK_COUPLED_ENTER);
 	coupled_lock(noirq, &flags);
 	stock = this_cpu_ptr(&mcs_coupled_stock);
-	if (stock->cached == memcg && stock->nr_pages >= nr_pages) {
+	if (mcs_mode_fence_holds(mode) && stock->cached == memcg &&
+	    stock->nr_pages >= nr_pages) {
 		stock->nr_pages -= nr_pages;
 		__mcs_memcg_event(memcg, MCS_STOCK_HIT);
 		ret = true;
@@ -137,20 +146,6 @@ static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *
 		coupled_drain_memcg(stock);
 }
 
-void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq)
-{
-	unsigned long flags;
-
-	mcs_assert_mode_fence();
-	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq)) {
-		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
-		return;
-	}
-	coupled_lock(noirq, &flags);
-	__coupled_refill(this_cpu_ptr(&mcs_coupled_stock), memcg, nr_pages);
-	coupled_unlock(noirq, flags);
-}
-
 /*
  * The refill of a page uncharge in mode @mode (coupled or coupled-noirq),
  * with the stock's own section as the mode fence: IRQs or preemption off
@@ -167,7 +162,7 @@ bool mcs_coupled_refill_fenced(struct mcs_memcg *memcg, unsigned int nr_pages,
 	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq))
 		return false;
 	coupled_lock(noirq, &flags);
-	if (mcs_stock_mode_now() != mode) {
+	if (!mcs_mode_fence_holds(mode)) {
 		coupled_unlock(noirq, flags);
 		return false;
 	}
@@ -246,18 +241,23 @@ static void coupled_account(struct mcs_coupled_stock *stock, struct mcs_objcg *o
 	}
 }
 
+/* The byte consume of mode @mode, fenced as mcs_coupled_consume(). */
 bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
-			     bool account, int nid, enum mcs_slab_item item, bool noirq)
+			     bool account, int nid, enum mcs_slab_item item,
+			     enum mcs_stock_mode mode)
 {
+	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	struct mcs_coupled_stock *stock;
 	unsigned long flags;
 	bool ret = false;
 
 	if (!coupled_usable(noirq))
 		return false;
+	mcs_test_hook_at(MCS_HOOK_COUPLED_ENTER);
 	coupled_lock(noirq, &flags);
 	stock = this_cpu_ptr(&mcs_coupled_stock);
-	if (stock->cached_objcg == objcg && stock->nr_bytes >= nr_bytes) {
+	if (mcs_mode_fence_holds(mode) && stock->cached_objcg == objcg &&
+	    stock->nr_bytes >= nr_bytes) {
 		stock->nr_bytes -= nr_bytes;
 		if (account)
 			coupled_account(stock, objcg, nr_bytes, nid, item);
@@ -302,23 +302,30 @@ coupled_obj_add(struct mcs_coupled_stock *stock, struct mcs_objcg *objcg,
  */
 unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 				    bool allow_uncharge, bool account, int acct,
-				    int nid, enum mcs_slab_item item, bool noirq)
+				    int nid, enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
+	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	unsigned int nr_pages = 0;
 	unsigned long flags;
 
 	mcs_assert_mode_fence();
-	if (!coupled_usable(noirq)) {
-		mcs_objcg_add_leftover(objcg, nr_bytes & (PAGE_SIZE - 1));
-		if (account)
-			mcs_objcg_mod_stat(objcg, nid, item, acct);
-		return nr_bytes >> PAGE_SHIFT;
-	}
+	if (!coupled_usable(noirq))
+		goto bypass;
 	coupled_lock(noirq, &flags);
+	if (!mcs_mode_fence_holds(mode)) {
+		coupled_unlock(noirq, flags);
+		goto bypass;
+	}
 	nr_pages = coupled_obj_add(this_cpu_ptr(&mcs_coupled_stock), objcg, nr_bytes,
 				   allow_uncharge, account, acct, nid, item);
 	coupled_unlock(noirq, flags);
 	return nr_pages;
+
+bypass:
+	mcs_objcg_add_leftover(objcg, nr_bytes & (PAGE_SIZE - 1));
+	if (account)
+		mcs_objcg_mod_stat(objcg, nid, item, acct);
+	return nr_bytes >> PAGE_SHIFT;
 }
 
 /*
@@ -338,7 +345,7 @@ int mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes
 	if (!coupled_usable(noirq))
 		return -1;
 	coupled_lock(noirq, &flags);
-	if (mcs_stock_mode_now() != mode) {
+	if (!mcs_mode_fence_holds(mode)) {
 		coupled_unlock(noirq, flags);
 		return -1;
 	}

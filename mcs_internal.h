@@ -275,6 +275,8 @@ static inline void __mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_eve
 void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev);
 int mcs_context(void);
 void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
+void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_pages,
+			     enum mcs_stock_mode mode);
 extern struct workqueue_struct *mcs_drain_wq;
 extern atomic_t mcs_pending_frees;
 void mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d));
@@ -300,6 +302,51 @@ static inline enum mcs_stock_mode mcs_stock_mode_now(void)
 {
 	return READ_ONCE(mcs_stock_mode_cur);
 }
+
+/*
+ * The mode fence, one for every design: a section of a design's stock, once
+ * entered, reads the mode again.  Anything but the mode the operation read
+ * (@mode) means that a switch may be draining that stock, or that another
+ * design's exclusion guards it now: the section leaves the stock untouched
+ * and the operation goes on as with a busy stock.  mcs_stock_set_bench_mode()
+ * has the switch rules that make this enough (stock_modes.c).
+ */
+static __always_inline bool mcs_mode_fence_holds(enum mcs_stock_mode mode)
+{
+	return likely(mcs_stock_mode_now() == mode);
+}
+
+/*
+ * Test hooks at the race windows of the mode fence, for the KUnit module
+ * (MCS_NS): a case sets mcs_test_hook, the charge paths call it there.
+ * Kernels without KUnit compile them out.
+ *   MCS_HOOK_COUPLED_ENTER  a coupled consume read the mode and is about to
+ *                           enter its section (task context, may sleep)
+ *   MCS_HOOK_OBJ_PAGES      a byte refill of a decoupled design is about to
+ *                           leave its section with pages to give back
+ *                           (atomic: the section is held)
+ */
+enum mcs_test_hook {
+	MCS_HOOK_COUPLED_ENTER,
+	MCS_HOOK_OBJ_PAGES,
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+extern void (*mcs_test_hook)(enum mcs_test_hook where);
+void mcs_stock_test_mode_write(enum mcs_stock_mode mode);
+
+static inline void mcs_test_hook_at(enum mcs_test_hook where)
+{
+	void (*fn)(enum mcs_test_hook where) = READ_ONCE(mcs_test_hook);
+
+	if (unlikely(fn))
+		fn(where);
+}
+#else
+static inline void mcs_test_hook_at(enum mcs_test_hook where)
+{
+}
+#endif
 
 /* "coupled" and its benchmark control "coupled-noirq" share one stock. */
 static inline bool mcs_mode_is_coupled(enum mcs_stock_mode mode)
@@ -388,17 +435,18 @@ void mcs_charge_expect_misuse(bool expect);
 
 /* coupled_stock.c */
 void mcs_coupled_stock_drain_dead(unsigned int cpu);
-bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
-void mcs_coupled_refill(struct mcs_memcg *memcg, unsigned int nr_pages, bool noirq);
+bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages,
+			 enum mcs_stock_mode mode);
 bool mcs_coupled_refill_fenced(struct mcs_memcg *memcg, unsigned int nr_pages,
 			       enum mcs_stock_mode mode);
 int mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes,
 				  enum mcs_stock_mode mode);
 bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
-			     bool account, int nid, enum mcs_slab_item item, bool noirq);
+			     bool account, int nid, enum mcs_slab_item item,
+			     enum mcs_stock_mode mode);
 unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 				    bool allow_uncharge, bool account, int acct,
-				    int nid, enum mcs_slab_item item, bool noirq);
+				    int nid, enum mcs_slab_item item, enum mcs_stock_mode mode);
 
 /* objcg_stock.c */
 struct mcs_memcg *mcs_objcg_unaccount_pages(struct mcs_objcg *objcg, unsigned int nr_pages);

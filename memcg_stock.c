@@ -668,6 +668,11 @@ void mcs_memcg_stock_refill(struct mcs_memcg *memcg, unsigned int nr_pages,
 		memcg_stock_busy(memcg);
 		goto uncharge;
 	}
+	/* the section of "decoupled-owner" checked the fence already */
+	if (mode == MCS_MODE_DECOUPLED && !mcs_mode_fence_holds(mode)) {
+		mcs_memcg_stock_unlock(mode);
+		goto uncharge;
+	}
 	memcg_stock_refill_locked(this_cpu_ptr(&mcs_memcg_stock), memcg, nr_pages);
 	mcs_memcg_stock_unlock(mode);
 	return;
@@ -697,7 +702,7 @@ static __always_inline bool memcg_stock_refill_fast(struct mcs_memcg *memcg,
 	if (nr_pages > MCS_CHARGE_BATCH || !mcs_memcg_stock_trylock(mode))
 		return false;
 	/* the section of "decoupled-owner" checked the mode already */
-	if (mode == MCS_MODE_DECOUPLED && unlikely(mcs_stock_mode_now() != mode)) {
+	if (mode == MCS_MODE_DECOUPLED && !mcs_mode_fence_holds(mode)) {
 		mcs_memcg_stock_unlock(mode);
 		return false;
 	}
@@ -1089,6 +1094,35 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 	uncharge_pages_slow(memcg, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);
+
+/*
+ * Return @nr_pages of @memcg through the stock of the design of @mode, the
+ * mode that the caller's operation read (pages that a section of that
+ * design gave back, once the section is left): that design's fence
+ * refuses when the mode has changed since, and then, as with a busy stock,
+ * the pages go straight to the counters.  Never another design's stock,
+ * never a second read of the mode that picks the stock.
+ */
+void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_pages,
+			     enum mcs_stock_mode mode)
+{
+	bool done = false;
+
+	if (!nr_pages)
+		return;
+	if (mcs_memcg_is_root(memcg))
+		goto direct;
+	if (mode == MCS_MODE_DECOUPLED)
+		done = memcg_stock_refill_fast(memcg, nr_pages, MCS_MODE_DECOUPLED);
+	else if (mode == MCS_MODE_DECOUPLED_OWNER)
+		done = memcg_stock_refill_fast(memcg, nr_pages, MCS_MODE_DECOUPLED_OWNER);
+	else if (mcs_mode_is_coupled(mode))
+		done = mcs_coupled_refill_fenced(memcg, nr_pages, mode);
+	if (done)
+		return;
+direct:
+	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+}
 
 /* Return pages straight to the counters, bypassing the stock. */
 void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages)

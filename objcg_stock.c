@@ -248,15 +248,20 @@ static int objcg_charge_pages(struct mcs_objcg *objcg, gfp_t gfp, unsigned int n
 	return ret;
 }
 
-/* Return pages through the memcg stock (the path of byte uncharges). */
-void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages)
+/*
+ * Return pages that a byte section of the design of @mode gave back, after
+ * that section, through the memcg stock of the same design (the path of
+ * byte uncharges): mcs_uncharge_pages_mode().
+ */
+void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages,
+			      enum mcs_stock_mode mode)
 {
 	struct mcs_memcg *memcg;
 
 	rcu_read_lock();
 	memcg = READ_ONCE(objcg->memcg);
 	atomic_long_sub(nr_pages, &memcg->objcg_pages);
-	mcs_uncharge_pages(memcg, nr_pages);
+	mcs_uncharge_pages_mode(memcg, nr_pages, mode);
 	rcu_read_unlock();
 }
 
@@ -452,10 +457,13 @@ static void drain_obj_stock(struct mcs_obj_stock *stock)
  * that it does not uncharge a page it has just charged.  With a NULL
  * (busy) stock, or an objcg without a slot that a full stock turns away
  * (MCS_STOCK_ADMIT_EVERY), the bytes go to the objcg's leftover, which
- * returns whole pages at once.
+ * returns whole pages at once.  Returns the whole pages given back: the
+ * caller uncharges them once it has left the section
+ * (mcs_objcg_uncharge_pages()), never from inside it.
  */
-static noinline void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_stock *stock,
-					unsigned int nr_bytes, bool allow_uncharge)
+static noinline unsigned int __refill_obj_stock(struct mcs_objcg *objcg,
+						struct mcs_obj_stock *stock,
+						unsigned int nr_bytes, bool allow_uncharge)
 {
 	unsigned int nr_pages = 0, stocked, keep;
 	int i;
@@ -494,11 +502,12 @@ static noinline void __refill_obj_stock(struct mcs_objcg *objcg, struct mcs_obj_
 	}
 	stock->nr_bytes[i] = stocked;
 	if (nr_pages)
-		mcs_objcg_uncharge_pages(objcg, nr_pages);
-	return;
+		mcs_test_hook_at(MCS_HOOK_OBJ_PAGES);
+	return nr_pages;
 
 leftover:
 	mcs_objcg_add_leftover(objcg, nr_bytes);
+	return 0;
 }
 
 /*
@@ -603,12 +612,15 @@ __always_inline void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int 
 			  enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
 	struct mcs_obj_stock *stock = trylock_obj_stock(objcg, mode);
+	unsigned int nr_pages = 0;
 
 	if (nr_bytes)
-		__refill_obj_stock(objcg, stock, nr_bytes, allow_uncharge);
+		nr_pages = __refill_obj_stock(objcg, stock, nr_bytes, allow_uncharge);
 	if (account)
 		__account_obj_stock(objcg, stock, acct, nid, item);
 	unlock_obj_stock(stock, mode);
+	if (nr_pages)
+		mcs_objcg_uncharge_pages(objcg, nr_pages, mode);
 }
 
 /*
@@ -624,22 +636,27 @@ static __always_inline bool obj_stock_uncharge_fast(struct mcs_objcg *objcg,
 						    enum mcs_stock_mode mode)
 {
 	struct mcs_obj_stock *stock;
+	unsigned int nr_pages;
 	int i;
 
 	if (!mcs_obj_stock_trylock(mode))
 		return false;
 	/* the section of "decoupled-owner" checked the mode already */
-	if (mode == MCS_MODE_DECOUPLED && unlikely(mcs_stock_mode_now() != mode)) {
+	if (mode == MCS_MODE_DECOUPLED && !mcs_mode_fence_holds(mode)) {
 		mcs_obj_stock_unlock(mode);
 		return false;
 	}
 	stock = this_cpu_ptr(&mcs_obj_stock);
 	i = obj_slot(stock, objcg);
-	if (likely(i >= 0) && stock->nr_bytes[i] + nr_bytes <= OBJ_STOCK_HIGH)
+	if (likely(i >= 0) && stock->nr_bytes[i] + nr_bytes <= OBJ_STOCK_HIGH) {
 		stock->nr_bytes[i] += nr_bytes;
-	else
-		__refill_obj_stock(objcg, stock, nr_bytes, true);
+		mcs_obj_stock_unlock(mode);
+		return true;
+	}
+	nr_pages = __refill_obj_stock(objcg, stock, nr_bytes, true);
 	mcs_obj_stock_unlock(mode);
+	if (nr_pages)
+		mcs_objcg_uncharge_pages(objcg, nr_pages, mode);
 	return true;
 }
 
@@ -774,7 +791,7 @@ int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 			nr_pages = mcs_coupled_obj_refill_fenced(objcg, size, mode);
 			if (likely(nr_pages >= 0)) {
 				if (nr_pages)
-					mcs_objcg_uncharge_pages(objcg, nr_pages);
+					mcs_objcg_uncharge_pages(objcg, nr_pages, mode);
 				return 0;
 			}
 		}

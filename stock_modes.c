@@ -24,6 +24,26 @@ const struct mcs_stock_kind *const mcs_stock_kinds[] = {
 
 static DEFINE_MUTEX(mode_mutex);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+void (*mcs_test_hook)(enum mcs_test_hook where);	/* mcs_test_hook_at() */
+EXPORT_SYMBOL_NS_GPL(mcs_test_hook, MCS_NS);
+
+/**
+ * mcs_stock_test_mode_write() - make the mode read @mode, with no switch
+ * @mode: the mode
+ *
+ * For a KUnit case at a hook of the mode fence: the mode another CPU's
+ * switch would have written there, without the drains and grace periods
+ * of mcs_stock_set_bench_mode(), which the case calls afterwards to put
+ * everything in order.  Any context.
+ */
+void mcs_stock_test_mode_write(enum mcs_stock_mode mode)
+{
+	WRITE_ONCE(mcs_stock_mode_cur, mode);
+}
+EXPORT_SYMBOL_NS_GPL(mcs_stock_test_mode_write, MCS_NS);
+#endif
+
 static const char * const mode_names[NR_MCS_MODES] = {
 	[MCS_MODE_DECOUPLED] = "decoupled",
 	[MCS_MODE_COUPLED] = "coupled",

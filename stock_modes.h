@@ -49,7 +49,8 @@ bool mcs_objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size,
 			      bool account, int nid, enum mcs_slab_item item);
 void mcs_objcg_atomic_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 			     bool account, int acct, int nid, enum mcs_slab_item item);
-void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages);
+void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages,
+			      enum mcs_stock_mode mode);
 
 /* Does @mode keep pages in a per-CPU stock (is a charge batched)? */
 static __always_inline bool mcs_mode_has_page_stock(enum mcs_stock_mode mode)
@@ -67,9 +68,8 @@ static __always_inline bool mcs_mode_consume_pages(struct mcs_memcg *memcg,
 	case MCS_MODE_DECOUPLED_OWNER:
 		return mcs_memcg_stock_consume(memcg, nr_pages, mode);
 	case MCS_MODE_COUPLED:
-		return mcs_coupled_consume(memcg, nr_pages, false);
 	case MCS_MODE_COUPLED_NOIRQ:
-		return mcs_coupled_consume(memcg, nr_pages, true);
+		return mcs_coupled_consume(memcg, nr_pages, mode);
 	default:
 		return false;
 	}
@@ -89,17 +89,17 @@ static __always_inline void mcs_mode_refill_pages(struct mcs_memcg *memcg,
 	mode = mcs_stock_mode_now();
 	if (mcs_mode_is_decoupled(mode))
 		mcs_memcg_stock_refill(memcg, nr_pages, mode);
-	else if (mcs_mode_is_coupled(mode))
-		mcs_coupled_refill(memcg, nr_pages, mode == MCS_MODE_COUPLED_NOIRQ);
-	else
+	else if (!mcs_mode_is_coupled(mode) || !mcs_coupled_refill_fenced(memcg, nr_pages, mode))
 		mcs_memcg_uncharge_direct(memcg, nr_pages);
 	rcu_read_unlock();
 }
 
 /*
  * Serve @size bytes from what is already charged: this CPU's stock of the
- * current mode, or in mode "none" the objcg-atomic leftover.  A consume
- * needs no fence against a mode switch: it only ever takes from a stock.
+ * current mode, or in mode "none" the objcg-atomic leftover.  The coupled
+ * consumes check the mode fence in their section (mcs_mode_fence_holds()):
+ * "coupled" and "coupled-noirq" guard one stock with exclusions that do
+ * not exclude each other.
  */
 static __always_inline bool mcs_mode_consume_bytes(struct mcs_objcg *objcg,
 						   unsigned int size, bool account,
@@ -108,8 +108,7 @@ static __always_inline bool mcs_mode_consume_bytes(struct mcs_objcg *objcg,
 	enum mcs_stock_mode mode = mcs_stock_mode_now();
 
 	if (mcs_mode_is_coupled(mode))
-		return mcs_coupled_obj_consume(objcg, size, account, nid, item,
-					       mode == MCS_MODE_COUPLED_NOIRQ);
+		return mcs_coupled_obj_consume(objcg, size, account, nid, item, mode);
 	if (mode == MCS_MODE_NONE)
 		return mcs_objcg_atomic_consume(objcg, size, account, nid, item);
 	return mcs_obj_stock_consume(objcg, size, account, nid, item, mode);
@@ -134,10 +133,9 @@ static __always_inline void mcs_mode_refill_bytes(struct mcs_objcg *objcg,
 	mode = mcs_stock_mode_now();
 	if (mcs_mode_is_coupled(mode)) {
 		nr_pages = mcs_coupled_obj_refill(objcg, nr_bytes, allow_uncharge,
-						  account, acct, nid, item,
-						  mode == MCS_MODE_COUPLED_NOIRQ);
+						  account, acct, nid, item, mode);
 		if (nr_pages)
-			mcs_objcg_uncharge_pages(objcg, nr_pages);
+			mcs_objcg_uncharge_pages(objcg, nr_pages, mode);
 	} else if (mode == MCS_MODE_NONE) {
 		mcs_objcg_atomic_refill(objcg, nr_bytes, account, acct, nid, item);
 	} else {

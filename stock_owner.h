@@ -73,7 +73,7 @@ static __always_inline bool mcs_owner_trylock(u8 __percpu *owner,
 		goto busy;
 	__this_cpu_write(*owner, 1);
 	barrier();
-	if (likely(mcs_stock_mode_now() == MCS_MODE_DECOUPLED_OWNER))
+	if (mcs_mode_fence_holds(MCS_MODE_DECOUPLED_OWNER))
 		return true;
 	barrier();
 	__this_cpu_write(*owner, 0);

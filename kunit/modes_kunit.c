@@ -335,6 +335,134 @@ static void coupled_noirq_switch_is_a_fence(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_stock_get_mode(), MCS_MODE_COUPLED);
 }
 
+/* ---- the mode fence at its race windows (test hooks) ----------------------- */
+
+struct fence_hook {
+	struct mcs_memcg *memcg;
+	bool fired;
+	int ret;
+};
+
+static struct fence_hook *fence_hook_arg;
+
+static void fence_hook_clear(void *unused)
+{
+	WRITE_ONCE(mcs_test_hook, NULL);
+}
+
+/*
+ * At the window of a coupled consume (mode read, section not entered yet):
+ * the switch to "coupled" completes, and the new mode's stock is filled
+ * with pages of the memcg.
+ */
+static void switch_before_section(enum mcs_test_hook where)
+{
+	struct fence_hook *h = fence_hook_arg;
+
+	if (where != MCS_HOOK_COUPLED_ENTER || h->fired)
+		return;
+	h->fired = true;
+	h->ret = mcs_stock_set_bench_mode(MCS_MODE_COUPLED);
+	if (!mcs_charge_pages(h->memcg, GFP_KERNEL, 1))
+		mcs_uncharge_pages(h->memcg, 1);
+}
+
+/*
+ * A consume that read "coupled-noirq" and enters its section (preemption
+ * off) only after a switch to "coupled" (IRQs off) must not take from the
+ * stock: a hardirq charging it with IRQs saved would not be excluded.  The
+ * fence in the section sends it to the counters; no hit is counted.
+ */
+static void coupled_consume_is_fenced(struct kunit *test)
+{
+	struct fence_hook h = { };
+	struct mcs_memcg_stat st;
+	struct mcs_memcg *memcg;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_restore_mode, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mcs_stock_set_bench_mode(MCS_MODE_COUPLED_NOIRQ), 0);
+	memcg = mcs_test_memcg(test, NULL);
+	h.memcg = memcg;
+	fence_hook_arg = &h;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fence_hook_clear, NULL), 0);
+
+	/* the hook sleeps (a mode switch): stay on this CPU, preemptible */
+	migrate_disable();
+	WRITE_ONCE(mcs_test_hook, switch_before_section);
+	ret = mcs_charge_pages(memcg, GFP_KERNEL, 1);
+	WRITE_ONCE(mcs_test_hook, NULL);
+	migrate_enable();
+
+	KUNIT_ASSERT_TRUE(test, h.fired);
+	KUNIT_EXPECT_EQ(test, h.ret, 0);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	mcs_memcg_stat(memcg, &st);
+	KUNIT_EXPECT_EQ_MSG(test, st.events[MCS_STOCK_HIT], 0UL,
+			    "a consume that read coupled-noirq took from the stock of coupled");
+	if (!ret)
+		mcs_uncharge_pages(memcg, 1);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+}
+
+/* Inside a byte section that gives pages back: the mode reads "coupled" now. */
+static void switch_inside_section(enum mcs_test_hook where)
+{
+	struct fence_hook *h = fence_hook_arg;
+
+	if (where != MCS_HOOK_OBJ_PAGES || h->fired)
+		return;
+	h->fired = true;
+	mcs_stock_test_mode_write(MCS_MODE_COUPLED);
+}
+
+/*
+ * Pages that a byte section of "decoupled-owner" gives back leave through
+ * the same design once the section is left, whatever the mode reads by
+ * then: never through another design's stock from inside the section (on
+ * PREEMPT_RT the coupled lock sleeps, and the owner section has preemption
+ * off).  Here the mode reads "coupled" from inside the section on, and the
+ * coupled stock must not receive the pages: the owner design's fence
+ * refuses them, and they go to the counters.
+ */
+static void obj_pages_leave_with_their_design(struct kunit *test)
+{
+	struct fence_hook h = { };
+	struct mcs_coupled_stock *cs;
+	struct mcs_memcg *memcg, *cached;
+	struct mcs_objcg *objcg;
+	size_t size = 3 * PAGE_SIZE - 8;
+	int cpu, ret;
+
+	mcs_test_use_mode(test, MCS_MODE_DECOUPLED_OWNER);
+	memcg = mcs_test_memcg(test, NULL);
+	objcg = mcs_test_objcg(test, memcg);
+	fence_hook_arg = &h;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fence_hook_clear, NULL), 0);
+
+	migrate_disable();
+	cpu = smp_processor_id();
+	cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
+	/* 8 bytes of the last page stay in a slot; the uncharge overflows it */
+	ret = mcs_obj_charge(objcg, GFP_KERNEL, size);
+	WRITE_ONCE(mcs_test_hook, switch_inside_section);
+	if (!ret)
+		mcs_obj_uncharge(objcg, size);
+	WRITE_ONCE(mcs_test_hook, NULL);
+	cached = READ_ONCE(cs->cached);
+	migrate_enable();
+
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_TRUE_MSG(test, h.fired, "no byte section gave pages back");
+	KUNIT_EXPECT_PTR_NE_MSG(test, cached, memcg,
+				"pages of a decoupled-owner section went into the coupled stock");
+	/* a real switch puts the stocks in order for the checks below */
+	KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_mode(MCS_MODE_DECOUPLED), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
+}
+
 /* ---- every mode x CPU hotplug -------------------------------------------- */
 
 struct hotplug_fill {
@@ -572,6 +700,8 @@ static struct kunit_case mode_cases[] = {
 	KUNIT_CASE_PARAM(mode_all_contexts_exact, mode_gen_params),
 	KUNIT_CASE_SLOW(mode_switch_is_a_fence),
 	KUNIT_CASE(coupled_noirq_switch_is_a_fence),
+	KUNIT_CASE(coupled_consume_is_fenced),
+	KUNIT_CASE(obj_pages_leave_with_their_design),
 	KUNIT_CASE_PARAM(mode_hotplug_drains_dead_cpu, mode_gen_params),
 	KUNIT_CASE(coupled_dead_drain_unpinned),
 	KUNIT_CASE_PARAM(drain_refused_outside_task, drain_ctx_gen_params),
