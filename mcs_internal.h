@@ -47,8 +47,12 @@ enum mcs_stock_answer {
  * every miss (round-robin or LRU alike) empties each slot just before its
  * memcg comes back, so every charge pays a batch and an eviction; turning
  * most newcomers away keeps the slots that hit and bounds the evictions
- * to one per MCS_STOCK_ADMIT_EVERY misses, so that a new working set
- * still gets in.
+ * to one per MCS_STOCK_ADMIT_EVERY refills that a full stock turned away,
+ * so that a new working set still gets in.  What counts is refills, not
+ * misses: a memcg without a slot is charged exactly, and one whose pages
+ * never come back through this CPU's stock (uncharged with
+ * mcs_charge_uncharge(), a gather, or on another CPU) is never admitted;
+ * it pays what no stock costs until a drain frees a slot.
  */
 #define MCS_STOCK_ADMIT_EVERY	8
 

@@ -334,10 +334,18 @@ void mcs_memcg_stat(struct mcs_memcg *memcg, struct mcs_memcg_stat *stat);
  * except that on PREEMPT_RT the drain above takes this CPU's stock locks,
  * which are sleeping locks there.
  *
+ * A charge that races with mcs_memcg_offline() may still be served from
+ * a slot the memcg had on this CPU (the offline's drain has not reached
+ * it yet) and returns 0, as if it had come a little earlier.  A stock that
+ * is busy records a trylock failure on the memcg charged, the root's
+ * included, and so does a section of "decoupled-owner" refused because
+ * the mode changed.
+ *
  * Return: 0 on success (the root, which has no limit, always succeeds);
  * -ENOMEM when a limit refuses and @gfp has no __GFP_NOFAIL; -ENOENT when
- * @memcg is offline, whatever @gfp; -EINVAL for a NULL @memcg or a zero
- * @nr_pages.  Nothing is charged on error.
+ * @memcg is offline and no slot of this CPU's stock served it, whatever
+ * @gfp; -EINVAL for a NULL @memcg or a zero @nr_pages.  Nothing is charged
+ * on error.
  */
 int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages);
 

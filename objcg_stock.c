@@ -711,12 +711,15 @@ static noinline int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 	    mcs_mode_consume_bytes(objcg, size, account, nid, item))
 		return 0;
 	/*
-	 * No slot in a full stock: the bytes its refills were turned away
-	 * with wait on the leftover (an unaccounted charge only: answer is
-	 * never FULL for an accounted one).
+	 * The stock had too few bytes (or no slot in a full stock): bytes of
+	 * refills that were turned away or found the stock busy wait on the
+	 * leftover, accounted charges' too.
 	 */
-	if (answer == MCS_TAKE_FULL && objcg_take_leftover(objcg, size))
+	if (objcg_take_leftover(objcg, size)) {
+		if (account)
+			mcs_objcg_mod_stat(objcg, nid, item, size);
 		return 0;
+	}
 	ret = objcg_charge_pages(objcg, gfp, PAGE_ALIGN(size) >> PAGE_SHIFT);
 	if (ret)
 		return ret;

@@ -773,6 +773,45 @@ static void stock_all_contexts_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
 }
 
+/*
+ * What admission counts: refills turned away, not misses.  A memcg without
+ * a slot in a full stock whose pages never come back through the stock
+ * (try, commit, and the descriptor's uncharge, which goes to the counters)
+ * is charged exactly every time and never admitted: the seven slots stay.
+ */
+static void stock_full_no_refill_no_admission(struct kunit *test)
+{
+	struct mcs_memcg *memcg[NR_MEMCG_STOCK + 1];
+	struct mcs_memcg_stock *stock;
+	struct mcs_charge c = { };
+	struct mcs_memcg *new;
+	int i, k;
+
+	for (i = 0; i < ARRAY_SIZE(memcg); i++)
+		memcg[i] = test_memcg(test, NULL);
+	new = memcg[NR_MEMCG_STOCK];
+
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	stock->admit_wait = 0;
+	fill_memcg_stock(test, stock, memcg);
+	for (k = 0; k < 3 * MCS_STOCK_ADMIT_EVERY; k++) {
+		KUNIT_EXPECT_EQ(test, mcs_charge_try(&c, new, GFP_KERNEL, 1), 0);
+		mcs_charge_commit(&c);
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(new), 1UL);
+		mcs_charge_uncharge(&c);
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(new), 0UL);
+	}
+	KUNIT_EXPECT_EQ(test, nr_slots_of(stock, new), 0);
+	KUNIT_EXPECT_EQ(test, (int)stock->admit_wait, 0);
+	KUNIT_EXPECT_EQ(test, event(new, MCS_STOCK_MISS), 3UL * MCS_STOCK_ADMIT_EVERY);
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg[i]), MCS_CHARGE_BATCH - 1);
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		mcs_uncharge_pages(memcg[i], 1);
+	migrate_enable();
+}
+
 static struct kunit_case memcg_stock_cases[] = {
 	KUNIT_CASE(stock_miss_then_hit),
 	KUNIT_CASE_PARAM(stock_batch_surplus_one_slot, batch_size_gen_params),
@@ -780,6 +819,7 @@ static struct kunit_case memcg_stock_cases[] = {
 	KUNIT_CASE(stock_over_batch_bypass),
 	KUNIT_CASE(stock_overflow_drains_slot),
 	KUNIT_CASE(stock_full_admits_one_in_n),
+	KUNIT_CASE(stock_full_no_refill_no_admission),
 	KUNIT_CASE(stock_full_slot_holder_batches),
 	KUNIT_CASE(stock_root_never_cached),
 	KUNIT_CASE(stock_trylock_held_falls_back),

@@ -270,6 +270,52 @@ static void obj_full_admits_one_in_n(struct kunit *test)
 		EXPECT_BYTES_CONSERVED(test, memcg[i], objcg[i], 0);
 }
 
+/*
+ * An accounted byte charge of an objcg without a slot in a full stock
+ * takes the bytes that its turned-away refills left on the leftover, as an
+ * unaccounted one does: no page per allocation.  The slab statistics
+ * count it all the same.
+ */
+static void obj_full_accounted_takes_leftover(struct kunit *test)
+{
+	enum { N = NR_OBJ_STOCK + 1 };
+	int nid = first_node(node_possible_map);
+	struct mcs_memcg *memcg[N];
+	struct mcs_objcg *objcg[N], *new;
+	struct mcs_obj_stock *stock;
+	int i;
+
+	for (i = 0; i < N; i++) {
+		memcg[i] = mcs_test_memcg(test, NULL);
+		objcg[i] = mcs_test_objcg(test, memcg[i]);
+	}
+	new = objcg[N - 1];
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_obj_stock);
+	stock->admit_wait = 0;
+	for (i = 0; i < NR_OBJ_STOCK; i++)
+		KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg[i], GFP_NOWAIT, 100), 0);
+	KUNIT_EXPECT_EQ(test, (int)stock->nr_cached, NR_OBJ_STOCK);
+	/* a page for the first charge, its rest turned away to the leftover */
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge(new, GFP_NOWAIT, 100), 0);
+	KUNIT_EXPECT_EQ(test, obj_slots_of(stock, new), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&memcg[N - 1]->objcg_pages), 1L);
+	KUNIT_EXPECT_EQ(test, mcs_obj_charge_account(new, GFP_NOWAIT, 100, nid,
+						     MCS_SLAB_RECLAIMABLE), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&memcg[N - 1]->objcg_pages), 1L,
+			    "an accounted charge paid a page with bytes on the leftover");
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg[N - 1], nid, MCS_SLAB_RECLAIMABLE), 100L);
+	KUNIT_EXPECT_EQ(test, mcs_obj_uncharge_account(new, 100, nid, MCS_SLAB_RECLAIMABLE), 0);
+	mcs_obj_uncharge(new, 100);
+	for (i = 0; i < NR_OBJ_STOCK; i++)
+		mcs_obj_uncharge(objcg[i], 100);
+	migrate_enable();
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	for (i = 0; i < N; i++)
+		EXPECT_BYTES_CONSERVED(test, memcg[i], objcg[i], 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_slab_stat(memcg[N - 1], nid, MCS_SLAB_RECLAIMABLE), 0L);
+}
+
 /* more objcgs than slots, in turn: at most one slot each, leftovers kept, bytes exact */
 static void obj_thrash_more_objcgs_than_slots(struct kunit *test)
 {
@@ -713,6 +759,7 @@ static struct kunit_case obj_stock_cases[] = {
 	KUNIT_CASE(obj_slot_overflow_returns_pages),
 	KUNIT_CASE_PARAM(obj_no_page_pingpong, pingpong_gen_params),
 	KUNIT_CASE(obj_full_admits_one_in_n),
+	KUNIT_CASE(obj_full_accounted_takes_leftover),
 	KUNIT_CASE(obj_thrash_more_objcgs_than_slots),
 	KUNIT_CASE(obj_trylock_held_falls_back),
 	KUNIT_CASE(obj_slab_stats_exact),
