@@ -188,6 +188,14 @@ mcs_seed_build() {
 		OLD=$seed NEW=$dst xargs -0 -r perl -pi -e 's/\Q$ENV{OLD}\E/$ENV{NEW}/g'
 }
 
+# mcs_warn_explained LOG: true when LOG has WARNING lines and every one of
+# them is a report of the kernel's own that an injected allocation failure
+# provokes (selftests/splat-alloc.awk): the W taint it leaves is no splat.
+mcs_warn_explained() {
+	grep -aq 'WARNING:' "$1" &&
+		! awk -f "$MCS_SRC/selftests/splat-alloc.awk" "$1" | grep -aq 'WARNING:'
+}
+
 # mcs_check_console LOG: fail on any kernel splat in a console log (line
 # numbers count the lines left once allocation-failure reports are dropped).
 mcs_check_console() {

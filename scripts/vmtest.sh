@@ -36,6 +36,8 @@
 # VM_FUZZ_FULL (kernel names whose selftests/mcs_fuzz runs 30 s, default
 # dbg-rt dbg-kasan), VM_FUZZ_SHORT (the others' fuzzing, default 5 s),
 # MCS_FUZZ_SECONDS (fuzzing on every kernel, overrides both),
+# MCS_LOAD_FAULTS_STRIDE (selftest load_faults tries every N-th fault point
+# of a load, default 16),
 # MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests),
 # VM_ISOLATED (kernel names booted with their last vCPU isolated, isolcpus=
 # and nohz_full=, for the selftest "isolation"; default deb-6.1-amd64 path),
@@ -64,6 +66,11 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 fuzz_full=${MCS_FUZZ_SECONDS:-30}
 fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-5}}
 fuzz_kernels=" ${VM_FUZZ_FULL:-dbg-rt dbg-kasan} "
+# selftests/load_faults under TCG: every 16th fault point of a load (a
+# random offset each run), about 45 loads per allocation mode; make soak
+# and make run_tests sweep every one
+load_stride=${MCS_LOAD_FAULTS_STRIDE:-16}
+[[ $load_stride =~ ^[1-9][0-9]*$ ]] || die "MCS_LOAD_FAULTS_STRIDE=$load_stride is not a number above 0"
 [[ $fuzz_full =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_full is not a number"
 [[ $fuzz_short =~ ^[0-9]+$ ]] || die "VM_FUZZ_SHORT=$fuzz_short is not a number"
 append="log_buf_len=4M ${MCS_SELFTEST_TIMEOUT:+MCS_SELFTEST_TIMEOUT=$MCS_SELFTEST_TIMEOUT }${QEMU_APPEND:-}"
@@ -288,7 +295,8 @@ run_kernel() {
 	tq=$SECONDS
 	for attempt in 1 2; do
 		qrc=0
-		QEMU_NUMA=$knuma QEMU_APPEND="MCS_FUZZ_SECONDS=$fuzz $kappend" \
+		QEMU_NUMA=$knuma \
+			QEMU_APPEND="MCS_FUZZ_SECONDS=$fuzz MCS_LOAD_FAULTS_STRIDE=$load_stride $kappend" \
 			QEMU_TIMEOUT=${qemu_timeout:-$((600 + fuzz))} \
 			"$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" 7>&- ||
 			qrc=$?
