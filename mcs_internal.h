@@ -337,6 +337,7 @@ enum mcs_test_hook {
 
 #if IS_ENABLED(CONFIG_KUNIT)
 extern void (*mcs_test_hook)(enum mcs_test_hook where);
+void mcs_test_hook_set(void (*fn)(enum mcs_test_hook where));
 void mcs_stock_test_mode_write(enum mcs_stock_mode mode);
 
 static inline void mcs_test_hook_at(enum mcs_test_hook where)

@@ -26,7 +26,20 @@ static DEFINE_MUTEX(mode_mutex);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 void (*mcs_test_hook)(enum mcs_test_hook where);	/* mcs_test_hook_at() */
-EXPORT_SYMBOL_NS_GPL(mcs_test_hook, MCS_NS);
+
+/**
+ * mcs_test_hook_set() - install the test hook of the mode fence's windows
+ * @fn: called at every mcs_test_hook_at() point, or NULL to remove it
+ *
+ * For the KUnit module (namespace MCS_NS), on kernels with KUnit: @fn runs
+ * in the context of the charge path that reaches the point (see enum
+ * mcs_test_hook).  Any context.
+ */
+void mcs_test_hook_set(void (*fn)(enum mcs_test_hook where))
+{
+	WRITE_ONCE(mcs_test_hook, fn);
+}
+EXPORT_SYMBOL_NS_GPL(mcs_test_hook_set, MCS_NS);
 
 /**
  * mcs_stock_test_mode_write() - make the mode read @mode, with no switch

@@ -347,7 +347,7 @@ static struct fence_hook *fence_hook_arg;
 
 static void fence_hook_clear(void *unused)
 {
-	WRITE_ONCE(mcs_test_hook, NULL);
+	mcs_test_hook_set(NULL);
 }
 
 /*
@@ -389,9 +389,9 @@ static void coupled_consume_is_fenced(struct kunit *test)
 
 	/* the hook sleeps (a mode switch): stay on this CPU, preemptible */
 	migrate_disable();
-	WRITE_ONCE(mcs_test_hook, switch_before_section);
+	mcs_test_hook_set(switch_before_section);
 	ret = mcs_charge_pages(memcg, GFP_KERNEL, 1);
-	WRITE_ONCE(mcs_test_hook, NULL);
+	mcs_test_hook_set(NULL);
 	migrate_enable();
 
 	KUNIT_ASSERT_TRUE(test, h.fired);
@@ -446,10 +446,10 @@ static void obj_pages_leave_with_their_design(struct kunit *test)
 	cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
 	/* 8 bytes of the last page stay in a slot; the uncharge overflows it */
 	ret = mcs_obj_charge(objcg, GFP_KERNEL, size);
-	WRITE_ONCE(mcs_test_hook, switch_inside_section);
+	mcs_test_hook_set(switch_inside_section);
 	if (!ret)
 		mcs_obj_uncharge(objcg, size);
-	WRITE_ONCE(mcs_test_hook, NULL);
+	mcs_test_hook_set(NULL);
 	cached = READ_ONCE(cs->cached);
 	migrate_enable();
 
