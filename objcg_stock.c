@@ -624,6 +624,23 @@ __always_inline void mcs_obj_stock_refill(struct mcs_objcg *objcg, unsigned int 
 }
 
 /*
+ * The rest of obj_stock_uncharge_fast() out of line, so that its hit keeps
+ * the frame it had: __refill_obj_stock() under the section entered there,
+ * the section left, then the pages given back, through the design of
+ * @mode.
+ */
+static noinline void refill_obj_stock_unlock(struct mcs_objcg *objcg,
+					     struct mcs_obj_stock *stock,
+					     unsigned int nr_bytes, enum mcs_stock_mode mode)
+{
+	unsigned int nr_pages = __refill_obj_stock(objcg, stock, nr_bytes, true);
+
+	mcs_obj_stock_unlock(mode);
+	if (nr_pages)
+		mcs_objcg_uncharge_pages(objcg, nr_pages, mode);
+}
+
+/*
  * The refill of a byte uncharge in mode "decoupled", inline, in the
  * section of the stock's lock, which is the mode fence (see
  * memcg_stock_refill_fast()).  A hit (the objcg has a slot that stays
@@ -636,7 +653,6 @@ static __always_inline bool obj_stock_uncharge_fast(struct mcs_objcg *objcg,
 						    enum mcs_stock_mode mode)
 {
 	struct mcs_obj_stock *stock;
-	unsigned int nr_pages;
 	int i;
 
 	if (!mcs_obj_stock_trylock(mode))
@@ -653,10 +669,7 @@ static __always_inline bool obj_stock_uncharge_fast(struct mcs_objcg *objcg,
 		mcs_obj_stock_unlock(mode);
 		return true;
 	}
-	nr_pages = __refill_obj_stock(objcg, stock, nr_bytes, true);
-	mcs_obj_stock_unlock(mode);
-	if (nr_pages)
-		mcs_objcg_uncharge_pages(objcg, nr_pages, mode);
+	refill_obj_stock_unlock(objcg, stock, nr_bytes, mode);
 	return true;
 }
 

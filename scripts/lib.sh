@@ -197,10 +197,13 @@ mcs_warn_explained() {
 }
 
 # mcs_check_console LOG: fail on any kernel splat in a console log (line
-# numbers count the lines left once allocation-failure reports are dropped).
+# numbers count the lines left once the kernel's own reports and leaks of
+# injected allocation failures are dropped: splat-alloc.awk,
+# kmemleak-known.awk).
 mcs_check_console() {
 	local f=$1
-	if awk -f "$MCS_SRC/selftests/splat-alloc.awk" "$f" | grep -a -E -n "$MCS_SPLAT_RE" |
+	if awk -f "$MCS_SRC/selftests/splat-alloc.awk" "$f" |
+		awk -f "$MCS_SRC/selftests/kmemleak-known.awk" | grep -a -E -n "$MCS_SPLAT_RE" |
 		grep -a -v -E "$MCS_SPLAT_OK|$MCS_SPLAT_BENIGN" >&2; then
 		die "kernel splat in $f (lines above)"
 	fi
