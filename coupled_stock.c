@@ -331,28 +331,31 @@ bypass:
 /*
  * The refill of a byte uncharge without accounting in mode @mode, with the
  * stock's own section as the mode fence (see mcs_coupled_refill_fenced()).
- * Returns the whole pages the caller must uncharge, or -1, with nothing
- * done, when the stock cannot be used here or the mode read inside is
- * another.
+ * The whole pages it gives back are uncharged once the section is left,
+ * through the same design (mcs_objcg_uncharge_pages()).  False, with
+ * nothing done, when the stock cannot be used here or the mode read inside
+ * is another.
  */
-int mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes,
-				  enum mcs_stock_mode mode)
+bool mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				   enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	unsigned int nr_pages = 0;
 	unsigned long flags;
 
 	if (!coupled_usable(noirq))
-		return -1;
+		return false;
 	coupled_lock(noirq, &flags);
 	if (!mcs_mode_fence_holds(mode)) {
 		coupled_unlock(noirq, flags);
-		return -1;
+		return false;
 	}
 	nr_pages = coupled_obj_add(this_cpu_ptr(&mcs_coupled_stock), objcg, nr_bytes,
 				   true, false, 0, NUMA_NO_NODE, 0);
 	coupled_unlock(noirq, flags);
-	return nr_pages;
+	if (nr_pages)
+		mcs_objcg_uncharge_pages(objcg, nr_pages, mode);
+	return true;
 }
 
 /* ---- drains ------------------------------------------------------------------ */

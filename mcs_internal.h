@@ -444,8 +444,8 @@ bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages,
 			 enum mcs_stock_mode mode);
 bool mcs_coupled_refill_fenced(struct mcs_memcg *memcg, unsigned int nr_pages,
 			       enum mcs_stock_mode mode);
-int mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes,
-				  enum mcs_stock_mode mode);
+bool mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				   enum mcs_stock_mode mode);
 bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
 			     bool account, int nid, enum mcs_slab_item item,
 			     enum mcs_stock_mode mode);
@@ -454,6 +454,8 @@ unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_byt
 				    int nid, enum mcs_slab_item item, enum mcs_stock_mode mode);
 
 /* objcg_stock.c */
+void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages,
+			      enum mcs_stock_mode mode);
 struct mcs_memcg *mcs_objcg_unaccount_pages(struct mcs_objcg *objcg, unsigned int nr_pages);
 void mcs_objcg_mod_stat(struct mcs_objcg *objcg, int nid,
 			enum mcs_slab_item item, int nr_bytes);

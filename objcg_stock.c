@@ -793,7 +793,6 @@ EXPORT_SYMBOL_GPL(mcs_obj_charge);
 int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 {
 	enum mcs_stock_mode mode;
-	int nr_pages;
 
 	if (obj_fast_ok(objcg, size)) {
 		mode = mcs_stock_mode_now();
@@ -804,12 +803,8 @@ int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 			if (likely(obj_stock_uncharge_fast(objcg, size, MCS_MODE_DECOUPLED_OWNER)))
 				return 0;
 		} else if (mcs_mode_is_coupled(mode)) {
-			nr_pages = mcs_coupled_obj_refill_fenced(objcg, size, mode);
-			if (likely(nr_pages >= 0)) {
-				if (nr_pages)
-					mcs_objcg_uncharge_pages(objcg, nr_pages, mode);
+			if (likely(mcs_coupled_obj_refill_fenced(objcg, size, mode)))
 				return 0;
-			}
 		}
 	}
 	return obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false);

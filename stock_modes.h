@@ -49,8 +49,6 @@ bool mcs_objcg_atomic_consume(struct mcs_objcg *objcg, unsigned int size,
 			      bool account, int nid, enum mcs_slab_item item);
 void mcs_objcg_atomic_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
 			     bool account, int acct, int nid, enum mcs_slab_item item);
-void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages,
-			      enum mcs_stock_mode mode);
 
 /* Does @mode keep pages in a per-CPU stock (is a charge batched)? */
 static __always_inline bool mcs_mode_has_page_stock(enum mcs_stock_mode mode)
