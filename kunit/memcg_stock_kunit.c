@@ -178,6 +178,26 @@ static void fill_memcg_stock(struct kunit *test, struct mcs_memcg_stock *stock,
 }
 
 /*
+ * NR_MEMCG_STOCK + 1 memcgs; migration off (the caller enables it again),
+ * and this CPU's stock full with the first NR_MEMCG_STOCK, one page charged
+ * each; the last has no slot.  Returns the stock.
+ */
+static struct mcs_memcg_stock *full_stock_and_newcomer(struct kunit *test,
+						       struct mcs_memcg **memcg)
+{
+	struct mcs_memcg_stock *stock;
+	int i;
+
+	for (i = 0; i <= NR_MEMCG_STOCK; i++)
+		memcg[i] = test_memcg(test, NULL);
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	stock->admit_wait = 0;
+	fill_memcg_stock(test, stock, memcg);
+	return stock;
+}
+
+/*
  * A full stock: the eighth memcg is charged exactly and its uncharges are
  * turned away, without touching the seven slots, until the
  * MCS_STOCK_ADMIT_EVERY-th; that one evicts round-robin, the victim's
@@ -191,14 +211,8 @@ static void stock_full_admits_one_in_n(struct kunit *test)
 	struct mcs_memcg *new;
 	int i, k, victim;
 
-	for (i = 0; i < ARRAY_SIZE(memcg); i++)
-		memcg[i] = test_memcg(test, NULL);
+	stock = full_stock_and_newcomer(test, memcg);
 	new = memcg[NR_MEMCG_STOCK];
-
-	migrate_disable();
-	stock = this_cpu_ptr(&mcs_memcg_stock);
-	stock->admit_wait = 0;
-	fill_memcg_stock(test, stock, memcg);
 
 	for (k = 1; k < MCS_STOCK_ADMIT_EVERY; k++) {
 		KUNIT_EXPECT_EQ(test, mcs_charge_pages(new, GFP_NOWAIT, 1), 0);
@@ -787,14 +801,8 @@ static void stock_full_no_refill_no_admission(struct kunit *test)
 	struct mcs_memcg *new;
 	int i, k;
 
-	for (i = 0; i < ARRAY_SIZE(memcg); i++)
-		memcg[i] = test_memcg(test, NULL);
+	stock = full_stock_and_newcomer(test, memcg);
 	new = memcg[NR_MEMCG_STOCK];
-
-	migrate_disable();
-	stock = this_cpu_ptr(&mcs_memcg_stock);
-	stock->admit_wait = 0;
-	fill_memcg_stock(test, stock, memcg);
 	for (k = 0; k < 3 * MCS_STOCK_ADMIT_EVERY; k++) {
 		KUNIT_EXPECT_EQ(test, mcs_charge_try(&c, new, GFP_KERNEL, 1), 0);
 		mcs_charge_commit(&c);

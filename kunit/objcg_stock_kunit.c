@@ -195,6 +195,32 @@ static void obj_no_page_pingpong(struct kunit *test)
 }
 
 /*
+ * NR_OBJ_STOCK + 1 memcgs with their objcgs; migration off (the caller
+ * enables it again), and this CPU's obj stock full with the first
+ * NR_OBJ_STOCK, 100 bytes charged each; the last has no slot.
+ */
+static struct mcs_obj_stock *full_obj_stock(struct kunit *test, struct mcs_memcg **memcg,
+					    struct mcs_objcg **objcg)
+{
+	struct mcs_obj_stock *stock;
+	int i;
+
+	for (i = 0; i <= NR_OBJ_STOCK; i++) {
+		memcg[i] = mcs_test_memcg(test, NULL);
+		objcg[i] = mcs_test_objcg(test, memcg[i]);
+	}
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_obj_stock);
+	stock->admit_wait = 0;
+	for (i = 0; i < NR_OBJ_STOCK; i++) {
+		KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg[i], GFP_NOWAIT, 100), 0);
+		KUNIT_EXPECT_EQ(test, obj_slots_of(stock, objcg[i]), 1);
+	}
+	KUNIT_EXPECT_EQ(test, (int)stock->nr_cached, NR_OBJ_STOCK);
+	return stock;
+}
+
+/*
  * More objcgs than slots: a full stock turns the refills of an objcg
  * without a slot away to its leftover, where its next charge finds the
  * bytes (no page charged), until the MCS_STOCK_ADMIT_EVERY-th refill, which
@@ -208,19 +234,8 @@ static void obj_full_admits_one_in_n(struct kunit *test)
 	struct mcs_obj_stock *stock;
 	int i, k, victim, refills;
 
-	for (i = 0; i < N; i++) {
-		memcg[i] = mcs_test_memcg(test, NULL);
-		objcg[i] = mcs_test_objcg(test, memcg[i]);
-	}
+	stock = full_obj_stock(test, memcg, objcg);
 	new = objcg[N - 1];
-	migrate_disable();
-	stock = this_cpu_ptr(&mcs_obj_stock);
-	stock->admit_wait = 0;
-	for (i = 0; i < NR_OBJ_STOCK; i++) {
-		KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg[i], GFP_NOWAIT, 100), 0);
-		KUNIT_EXPECT_EQ(test, obj_slots_of(stock, objcg[i]), 1);
-	}
-	KUNIT_EXPECT_EQ(test, (int)stock->nr_cached, NR_OBJ_STOCK);
 	victim = stock->drain_idx;
 
 	/* a page for the first charge, its rest turned away to the leftover */
@@ -286,17 +301,8 @@ static void obj_full_accounted_takes_leftover(struct kunit *test)
 	struct mcs_obj_stock *stock;
 	int i;
 
-	for (i = 0; i < N; i++) {
-		memcg[i] = mcs_test_memcg(test, NULL);
-		objcg[i] = mcs_test_objcg(test, memcg[i]);
-	}
+	stock = full_obj_stock(test, memcg, objcg);
 	new = objcg[N - 1];
-	migrate_disable();
-	stock = this_cpu_ptr(&mcs_obj_stock);
-	stock->admit_wait = 0;
-	for (i = 0; i < NR_OBJ_STOCK; i++)
-		KUNIT_EXPECT_EQ(test, mcs_obj_charge(objcg[i], GFP_NOWAIT, 100), 0);
-	KUNIT_EXPECT_EQ(test, (int)stock->nr_cached, NR_OBJ_STOCK);
 	/* a page for the first charge, its rest turned away to the leftover */
 	KUNIT_EXPECT_EQ(test, mcs_obj_charge(new, GFP_NOWAIT, 100), 0);
 	KUNIT_EXPECT_EQ(test, obj_slots_of(stock, new), 0);
