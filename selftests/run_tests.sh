@@ -101,10 +101,16 @@ if [ -z "$runscript" ]; then
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		# names only (the directory may contain blanks); ours have none
 		case ${t##*/} in
-		*.sh | *.re | *.c | *.h | Makefile | *[[:space:]]*) continue ;;
+		*.sh | *.re | *.awk | *.c | *.h | Makefile | *[[:space:]]*) continue ;;
 		esac
 		selftests="$selftests ${t##*/}"
 	done
+	# load_faults last: the kernel's failure paths it provokes may leave one
+	# of the module's trace events broken for the rest of the boot (6.12 and
+	# 7.x, see splat-alloc.awk), which would fail mcs_trace after it
+	case " $selftests " in
+	*" load_faults "*) selftests="$(echo "$selftests" | sed 's/ load_faults//') load_faults" ;;
+	esac
 	[ -n "$selftests" ] || skip_all "no selftest programs in $stdir: build them (make -C selftests)"
 else
 	[ -r "$runscript" ] || skip_all "no script $runscript"
