@@ -7,7 +7,9 @@
 #define MEMCG_STOCK_INTERNAL_H
 
 #include <linux/cache.h>
+#include <linux/hardirq.h>
 #include <linux/list.h>
+#include <linux/nodemask.h>
 #include <linux/percpu.h>
 #include <linux/percpu-refcount.h>
 #include <linux/rcupdate.h>
@@ -276,17 +278,43 @@ static inline void __mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_eve
 	local_inc(&this_cpu_ptr(memcg->stats)->events[ev]);
 }
 
+/* memcg.c: the memcg tree (knows no stock) */
 void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev);
-int mcs_context(void);
+void mcs_memcg_trylock_fail(struct mcs_memcg *memcg, int kind);
+void mcs_objcg_trylock_fail(struct mcs_objcg *objcg);
 void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
+int mcs_memcg_unlink(struct mcs_memcg *memcg);
+int mcs_memcg_tree_init(int (*offline)(struct mcs_memcg *memcg));
+void mcs_memcg_tree_exit(void);
+
+/* For the tracepoints: 0 task, 1 softirq, 2 hardirq, 3 NMI. */
+static inline int mcs_context(void)
+{
+	if (in_nmi())
+		return 3;
+	if (in_hardirq())
+		return 2;
+	return in_serving_softirq() ? 1 : 0;
+}
+
+/* charge_pages.c: pages back through the design of @mode, after its section */
 void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_pages,
 			     enum mcs_stock_mode mode);
+
+/* stock_drain.c: the drains of every design's stocks, CPU hotplug */
 extern struct workqueue_struct *mcs_drain_wq;
+int mcs_drain_init(void);
+void mcs_drain_exit(void);
+void mcs_stocks_cpu_dead(unsigned int cpu);
+
+/* deferred.c: releases handed over from NMI, frees in flight */
 extern atomic_t mcs_pending_frees;
 void mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d));
 void __mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d),
 			 bool queue);
 long mcs_deferred_releases(void);
+void mcs_run_deferred_releases(void);
+void mcs_sync_deferred_releases(void);
 
 /*
  * Every stock refill runs in the RCU read-side section that read the stock
@@ -313,7 +341,7 @@ static inline enum mcs_stock_mode mcs_stock_mode_now(void)
  * (@mode) means that a switch may be draining that stock, or that another
  * design's exclusion guards it now: the section leaves the stock untouched
  * and the operation goes on as with a busy stock.  mcs_stock_set_bench_mode()
- * has the switch rules that make this enough (stock_modes.c).
+ * applies the switch rules that make this enough (stock_designs.h).
  */
 static __always_inline bool mcs_mode_fence_holds(enum mcs_stock_mode mode)
 {
@@ -381,7 +409,7 @@ static inline enum mcs_stock_mode mcs_mode_stocks(enum mcs_stock_mode mode)
 
 int mcs_stock_set_bench_mode(enum mcs_stock_mode mode);
 
-/* stock_modes.c: the sections of "decoupled-owner", for the KUnit module */
+/* design_decoupled.c: the sections of "decoupled-owner", for the KUnit module */
 bool mcs_owner_test_trylock(bool obj);
 void mcs_owner_test_unlock(bool obj);
 
@@ -389,10 +417,9 @@ void mcs_page_counter_cancel_local(struct mcs_page_counter *counter,
 				   unsigned long nr_pages);
 
 /*
- * One kind of per-CPU stock, as the drains see it.  stock_modes.c lists
- * every kind of every mode in mcs_stock_kinds[] (NULL-terminated), in the
- * order a full drain takes them: stocks of bytes first, they hand their
- * pages to the stocks of pages.  Every stock struct has an unsigned long
+ * One kind of per-CPU stock, as the drains see it.  Each design lists its
+ * kinds in its struct mcs_design (NULL-terminated), in the order a full
+ * drain takes them: stocks of bytes first.  Every stock struct has an unsigned long
  * `flags` (FLUSHING_CACHED_CHARGE) and a `work` that drains it on its CPU.
  * @stock: the per-CPU stock
  * @flags_offset: offsetof() its flags word
@@ -430,32 +457,28 @@ static inline struct work_struct *mcs_stock_work(const struct mcs_stock_kind *ki
 	return (void *)per_cpu_ptr(kind->stock, cpu) + kind->work_offset;
 }
 
-extern const struct mcs_stock_kind mcs_memcg_stock_kind;
-extern const struct mcs_stock_kind mcs_obj_stock_kind;
-extern const struct mcs_stock_kind mcs_coupled_stock_kind;
-extern const struct mcs_stock_kind *const mcs_stock_kinds[];
+/**
+ * struct mcs_design - a stock design as the drains and the switch see it
+ * @name: its name (a mode's design is printed as this)
+ * @kinds: its kinds of per-CPU stock, NULL-terminated, bytes first
+ * @batches: a page charge that misses charges a whole batch and puts the
+ *	surplus into the stock (false: exact charges, no stock of pages)
+ */
+struct mcs_design {
+	const char *name;
+	const struct mcs_stock_kind *const *kinds;
+	bool batches;
+};
 
 /* charge.c: a test hook (the KUnit misuse cases) */
 void mcs_charge_expect_misuse(bool expect);
 
-/* coupled_stock.c */
-void mcs_coupled_stock_drain_dead(unsigned int cpu);
-bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages,
-			 enum mcs_stock_mode mode);
-bool mcs_coupled_refill_fenced(struct mcs_memcg *memcg, unsigned int nr_pages,
-			       enum mcs_stock_mode mode);
-bool mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes,
-				   enum mcs_stock_mode mode);
-bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
-			     bool account, int nid, enum mcs_slab_item item,
-			     enum mcs_stock_mode mode);
-unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
-				    bool allow_uncharge, bool account, int acct,
-				    int nid, enum mcs_slab_item item, enum mcs_stock_mode mode);
-
-/* objcg_stock.c */
+/* charge_bytes.c: pages that a byte put gave back, through @mode's design */
 void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages,
 			      enum mcs_stock_mode mode);
+
+/* objcg.c: objcg lifetime, leftovers, statistics, reparenting (no stock) */
+bool mcs_objcg_take_leftover(struct mcs_objcg *objcg, unsigned int nr_bytes);
 struct mcs_memcg *mcs_objcg_unaccount_pages(struct mcs_objcg *objcg, unsigned int nr_pages);
 void mcs_objcg_mod_stat(struct mcs_objcg *objcg, int nid,
 			enum mcs_slab_item item, int nr_bytes);
@@ -477,6 +500,13 @@ size_t mcs_memcg_struct_size(void);
 bool mcs_slab_uses_kmalloc(void);
 struct kmem_cache *mcs_memcg_cache(void);
 struct kmem_cache *mcs_memcg_pn_cache(void);
+
+/* A node and a statistic that the per-node slab statistics have. */
+static inline bool mcs_slab_stat_args_ok(int nid, enum mcs_slab_item item)
+{
+	return nid >= 0 && nid < nr_node_ids && node_possible(nid) &&
+	       (unsigned int)item < NR_MCS_SLAB_ITEMS;
+}
 
 /* memcg_stock.c: set-up and tear-down of the mechanism (module.c calls) */
 int mcs_stock_init(void);

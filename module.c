@@ -2,7 +2,7 @@
 /*
  * Module init and exit, and the wiring of the debugfs tree.
  *
- * The mechanism (slab_caches.c, memcg_stock.c, objcg_stock.c, charge.c)
+ * The mechanism (the files of scripts/layers.txt below the harness)
  * is set up first and torn down last; the debugfs harness (stress, bench,
  * self-checks, the slab report) hangs below /sys/kernel/debug/memcg_stock
  * and is removed before the mechanism goes.  Nothing of the mechanism
@@ -13,7 +13,7 @@
 
 #include "harness/harness.h"
 
-struct dentry *mcs_debugfs_root;
+static struct dentry *mcs_debugfs_root;
 
 static int __init mcs_module_init(void)
 {
@@ -30,7 +30,7 @@ static int __init mcs_module_init(void)
 	ret = mcs_selftest_file_init(mcs_debugfs_root);
 	if (ret)
 		goto err_debugfs;
-	ret = mcs_stress_init();
+	ret = mcs_stress_init(mcs_debugfs_root);
 	if (ret)
 		goto err_selftest;
 	mcs_bench_init(mcs_debugfs_root);

@@ -16,7 +16,7 @@
  * shared=0|1 [0], memcgs=1..64 [1] (clients x memcgs at most 1024),
  * duration_ms=1..10000 [200], pmu=off|hw|sw [off].
  * "coupled-noirq" is a control that exists only here: the coupled stock
- * with preempt_disable() in place of its IRQ toggles (coupled_stock.c).
+ * with preempt_disable() in place of its IRQ toggles (design_coupled.c).
  * Mode "none" charges pages to the counters directly and keeps bytes in
  * the objcg's atomic leftover: for bytes it is "objcg-atomic", not "no
  * stock".  The line goes through the module's strict

@@ -10,9 +10,8 @@
 
 #include "mcs_internal.h"
 
-/* module.c: the module's debugfs directory (the harness lives under it) */
+/* the module's debugfs directory (module.c creates it, the harness lives below) */
 struct dentry;
-extern struct dentry *mcs_debugfs_root;
 
 /* slab_report.c: the debugfs "slab" footprint table */
 void mcs_slab_report_init(struct dentry *dir);
@@ -59,7 +58,7 @@ void mcs_bench_init(struct dentry *dir);
 void mcs_kernel_cost_init(struct dentry *dir);
 
 /* stress_files.c: the debugfs stress harness, set up and torn down by module.c */
-int mcs_stress_init(void);
+int mcs_stress_init(struct dentry *dir);
 void mcs_stress_exit(void);
 
 /* selfcheck.c: the in-module checks behind debugfs "selftest" */

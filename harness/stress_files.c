@@ -685,11 +685,13 @@ static struct dentry *stress_dentries[ARRAY_SIZE(stress_files)];
 /**
  * mcs_stress_init() - create the stress harness and its debugfs files
  *
- * Called from module init (module.c), with mcs_debugfs_root created.
+ * @dir: the module's debugfs directory
+ *
+ * Called from module init (module.c).
  *
  * Return: 0 or -ENOMEM.
  */
-int mcs_stress_init(void)
+int mcs_stress_init(struct dentry *dir)
 {
 	unsigned int i;
 
@@ -701,7 +703,7 @@ int mcs_stress_init(void)
 	stress_config = stress_defaults;
 	for (i = 0; i < ARRAY_SIZE(stress_files); i++)
 		stress_dentries[i] = debugfs_create_file(stress_files[i].name, stress_files[i].mode,
-							 mcs_debugfs_root, NULL,
+							 dir, NULL,
 							 stress_files[i].fops);
 	return 0;
 }

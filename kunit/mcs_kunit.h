@@ -11,6 +11,7 @@
 #include <linux/hrtimer.h>
 
 #include "../mcs_internal.h"
+#include "../stock_designs.h"
 #include "../harness/harness.h"
 
 struct mcs_memcg *mcs_test_memcg(struct kunit *test, struct mcs_memcg *parent);

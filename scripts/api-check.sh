@@ -2,9 +2,10 @@
 # api-check.sh KDIR BUILD_DIR (called by lint.sh with Debian 6.12's headers
 # and the module built against them):
 # the layering and the API contract, checked on the built objects.
-#  1. layers: no object of the mechanism (the top-level objects but
-#     module.o, the wiring) uses a symbol that the harness (harness/*.o)
-#     defines, and no top-level source but module.c includes harness/;
+#  1. layers: every object uses only symbols of objects in lower layers
+#     (scripts/layers.txt, checked by layer-check.py: no circle, no upward
+#     call, the mechanism never calls the harness), and no top-level
+#     source but module.c includes harness/;
 #  2. kernel-doc: `scripts/kernel-doc -none -Wall -Werror` is clean on every
 #     source and header; every public export (EXPORT_SYMBOL_GPL) has its
 #     kernel-doc in memcg_stock.h, every internal function (exported into
@@ -44,6 +45,7 @@ if grep -l '#include "harness/' -- *.c *.h | grep -v -x module.c; then
 	echo "api-check: the files above include the harness" >&2
 	fail=1
 fi
+python3 "$here/layer-check.py" "$here/layers.txt" "$M" || fail=1
 ((fail)) || log "api-check: layers point down (${#mech[@]} mechanism objects, ${#harness[@]} harness objects)"
 
 # 2. kernel-doc

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The coupled stock: the per-CPU charge cache as it was before the 2025
- * series (6.12), rebuilt for A/B measurements (stock mode "coupled").
+ * Design "coupled": the per-CPU charge cache as it was before the 2025
+ * series (6.12), rebuilt for A/B measurements (modes "coupled" and
+ * "coupled-noirq"), behind the interface of stock_designs.h.
  *
  * One per-CPU struct caches one memcg with its pages and one objcg with
  * its bytes and one pair of slab-stat deltas, all behind a single
@@ -36,7 +37,7 @@
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 
-#include "mcs_internal.h"
+#include "design_coupled.h"
 
 DEFINE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock) = {
 	.lock = INIT_LOCAL_LOCK(lock),
@@ -104,16 +105,16 @@ static void coupled_drain_memcg(struct mcs_coupled_stock *stock)
  * coupled-noirq), read by the caller outside any section: the fence in the
  * section refuses a stock that the other exclusion may guard by now.
  */
-bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages,
-			 enum mcs_stock_mode mode)
+enum mcs_stock_answer mcs_coupled_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages,
+					     enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	struct mcs_coupled_stock *stock;
+	enum mcs_stock_answer ret = MCS_TAKE_MISS;
 	unsigned long flags;
-	bool ret = false;
 
 	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq))
-		return false;
+		return MCS_TAKE_MISS;
 	mcs_test_hook_at(MCS_HOOK_COUPLED_ENTER);
 	coupled_lock(noirq, &flags);
 	stock = this_cpu_ptr(&mcs_coupled_stock);
@@ -121,7 +122,7 @@ bool mcs_coupled_consume(struct mcs_memcg *memcg, unsigned int nr_pages,
 	    stock->nr_pages >= nr_pages) {
 		stock->nr_pages -= nr_pages;
 		__mcs_memcg_event(memcg, MCS_STOCK_HIT);
-		ret = true;
+		ret = MCS_TAKE_HIT;
 	}
 	coupled_unlock(noirq, flags);
 	return ret;
@@ -153,8 +154,8 @@ static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *
  * opens an RCU section on PREEMPT_RT.  False, with nothing done, when the
  * stock cannot be used here or the mode read inside is another.
  */
-bool mcs_coupled_refill_fenced(struct mcs_memcg *memcg, unsigned int nr_pages,
-			       enum mcs_stock_mode mode)
+bool mcs_coupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+			   enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	unsigned long flags;
@@ -241,10 +242,10 @@ static void coupled_account(struct mcs_coupled_stock *stock, struct mcs_objcg *o
 	}
 }
 
-/* The byte consume of mode @mode, fenced as mcs_coupled_consume(). */
-bool mcs_coupled_obj_consume(struct mcs_objcg *objcg, unsigned int nr_bytes,
-			     bool account, int nid, enum mcs_slab_item item,
-			     enum mcs_stock_mode mode)
+/* The byte take of mode @mode, fenced as mcs_coupled_pages_take(). */
+bool mcs_coupled_bytes_take(struct mcs_objcg *objcg, unsigned int nr_bytes,
+			    bool account, int nid, enum mcs_slab_item item,
+			    enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	struct mcs_coupled_stock *stock;
@@ -300,15 +301,14 @@ coupled_obj_add(struct mcs_coupled_stock *stock, struct mcs_objcg *objcg,
  * Refill @nr_bytes (and account @acct bytes when @account).  Returns the
  * number of whole pages the caller must uncharge after this returns.
  */
-unsigned int mcs_coupled_obj_refill(struct mcs_objcg *objcg, unsigned int nr_bytes,
-				    bool allow_uncharge, bool account, int acct,
-				    int nid, enum mcs_slab_item item, enum mcs_stock_mode mode)
+unsigned int mcs_coupled_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				   bool allow_uncharge, bool account, int acct,
+				   int nid, enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	unsigned int nr_pages = 0;
 	unsigned long flags;
 
-	mcs_assert_mode_fence();
 	if (!coupled_usable(noirq))
 		goto bypass;
 	coupled_lock(noirq, &flags);
@@ -326,36 +326,6 @@ bypass:
 	if (account)
 		mcs_objcg_mod_stat(objcg, nid, item, acct);
 	return nr_bytes >> PAGE_SHIFT;
-}
-
-/*
- * The refill of a byte uncharge without accounting in mode @mode, with the
- * stock's own section as the mode fence (see mcs_coupled_refill_fenced()).
- * The whole pages it gives back are uncharged once the section is left,
- * through the same design (mcs_objcg_uncharge_pages()).  False, with
- * nothing done, when the stock cannot be used here or the mode read inside
- * is another.
- */
-bool mcs_coupled_obj_refill_fenced(struct mcs_objcg *objcg, unsigned int nr_bytes,
-				   enum mcs_stock_mode mode)
-{
-	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
-	unsigned int nr_pages = 0;
-	unsigned long flags;
-
-	if (!coupled_usable(noirq))
-		return false;
-	coupled_lock(noirq, &flags);
-	if (!mcs_mode_fence_holds(mode)) {
-		coupled_unlock(noirq, flags);
-		return false;
-	}
-	nr_pages = coupled_obj_add(this_cpu_ptr(&mcs_coupled_stock), objcg, nr_bytes,
-				   true, false, 0, NUMA_NO_NODE, 0);
-	coupled_unlock(noirq, flags);
-	if (nr_pages)
-		mcs_objcg_uncharge_pages(objcg, nr_pages, mode);
-	return true;
 }
 
 /* ---- drains ------------------------------------------------------------------ */
@@ -413,7 +383,18 @@ void mcs_coupled_stock_drain_dead(unsigned int cpu)
 }
 EXPORT_SYMBOL_NS_GPL(mcs_coupled_stock_drain_dead, MCS_NS);
 
-/* The coupled stock as the drains see it (stock_modes.c). */
-const struct mcs_stock_kind mcs_coupled_stock_kind =
+/* The coupled stock as the drains see it. */
+static const struct mcs_stock_kind coupled_stock_kind =
 	MCS_STOCK_KIND(mcs_coupled_stock, struct mcs_coupled_stock, drain_local_coupled_stock,
 		       coupled_stock_holds, mcs_coupled_stock_drain_dead);
+
+static const struct mcs_stock_kind *const coupled_kinds[] = {
+	&coupled_stock_kind,
+	NULL,
+};
+
+const struct mcs_design mcs_design_coupled = {
+	.name = "coupled",
+	.kinds = coupled_kinds,
+	.batches = true,
+};

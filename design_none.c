@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Design "none": no per-CPU stock, so nothing to drain.  Its operations are
+ * inline (design_none.h).
+ */
+#include "design_none.h"
+
+static const struct mcs_stock_kind *const none_kinds[] = {
+	NULL,
+};
+
+const struct mcs_design mcs_design_none = {
+	.name = "none",
+	.kinds = none_kinds,
+	.batches = false,
+};

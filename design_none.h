@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Design "none" (mode "none"): no per-CPU stock.  Pages go straight to the
+ * page counters; bytes go through the objcg's own atomic leftover, a
+ * reservoir shared by every CPU (one locked cmpxchg per take and per put,
+ * on a cache line all CPUs of the objcg write), which the benchmark reports
+ * as "objcg-atomic".  The benchmark's control: all of it inline, so that the
+ * control pays no dispatch that the measured designs skip.
+ */
+#ifndef MEMCG_STOCK_DESIGN_NONE_H
+#define MEMCG_STOCK_DESIGN_NONE_H
+
+#include "mcs_internal.h"
+
+extern const struct mcs_design mcs_design_none;
+
+static __always_inline enum mcs_stock_answer
+mcs_none_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages, enum mcs_stock_mode mode)
+{
+	return MCS_TAKE_MISS;
+}
+
+static __always_inline bool mcs_none_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+					       enum mcs_stock_mode mode)
+{
+	return false;
+}
+
+static __always_inline bool mcs_none_bytes_take(struct mcs_objcg *objcg, unsigned int size,
+						bool account, int nid,
+						enum mcs_slab_item item,
+						enum mcs_stock_mode mode)
+{
+	if (!mcs_objcg_take_leftover(objcg, size))
+		return false;
+	if (account)
+		mcs_objcg_mod_stat(objcg, nid, item, size);
+	return true;
+}
+
+/* Whole pages of the sum go back to the counters inside: none to return. */
+static __always_inline unsigned int
+mcs_none_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes, bool allow_uncharge,
+		   bool account, int acct, int nid, enum mcs_slab_item item,
+		   enum mcs_stock_mode mode)
+{
+	mcs_objcg_add_leftover(objcg, nr_bytes);
+	if (account)
+		mcs_objcg_mod_stat(objcg, nid, item, acct);
+	return 0;
+}
+
+#endif /* MEMCG_STOCK_DESIGN_NONE_H */

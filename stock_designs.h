@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stock designs behind one interface, and the table that binds each
+ * stock mode to its design.
+ *
+ * A design implements, in its own files (design_<name>.[ch]):
+ *
+ *   mcs_<name>_pages_take(memcg, nr_pages, mode)
+ *	take 1..MCS_CHARGE_BATCH pages from this CPU's stock: MCS_TAKE_HIT
+ *	(counted by the design), MISS, FULL (no slot in a full stock) or
+ *	BUSY (not counted: the caller counts it)
+ *   mcs_<name>_pages_put(memcg, nr_pages, mode)
+ *	put pages already charged into this CPU's stock; false (a busy
+ *	stock, counted by the design, or a refused fence) means the caller
+ *	uncharges them from the counters
+ *   mcs_<name>_bytes_take(objcg, size, account, nid, item, mode)
+ *	take bytes already charged, and account slab bytes when @account
+ *   mcs_<name>_bytes_put(objcg, nr_bytes, allow_uncharge, account, acct,
+ *			  nid, item, mode)
+ *	put bytes already charged (a busy stock sends them to the objcg's
+ *	leftover) and account @acct slab bytes; returns the whole pages
+ *	that the caller gives back, once the design's section is left,
+ *	through the same design's page put (mcs_design_pages_put())
+ *   mcs_design_<name>
+ *	its name and its kinds of per-CPU stock (struct mcs_design), which
+ *	the drains walk: the local drain, the remote check, the dead-CPU
+ *	drain of each
+ *
+ * @mode is the mode the public entry point read, once per operation; it
+ * is passed down as a constant through the switch below, and nothing
+ * inside a design reads the mode to choose a stock or enters another
+ * design.  Puts run inside the mode fence (the RCU section of the read,
+ * or the design's own section, see mcs_mode_fence_holds()).
+ *
+ * Adding a design: its own files, one line below, its mode in enum
+ * mcs_stock_mode (memcg_stock.h) and its name in stock_fence.c.
+ */
+#ifndef MEMCG_STOCK_DESIGNS_H
+#define MEMCG_STOCK_DESIGNS_H
+
+#include "design_coupled.h"
+#include "design_decoupled.h"
+#include "design_none.h"
+
+/*
+ * The binding table: mode, design.  Two modes of one design share its
+ * stocks under two exclusions (see the switch rules below).
+ */
+#define MCS_STOCK_DESIGNS(BIND)						\
+	BIND(MCS_MODE_DECOUPLED, decoupled)				\
+	BIND(MCS_MODE_COUPLED, coupled)					\
+	BIND(MCS_MODE_NONE, none)					\
+	BIND(MCS_MODE_COUPLED_NOIRQ, coupled)				\
+	BIND(MCS_MODE_DECOUPLED_OWNER, decoupled)
+
+/* mcs_stock_design[mode]: the design of each mode, as data (stock_drain.c) */
+#define MCS_DESIGN_BIND(m, d)	[m] = &mcs_design_##d,
+extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
+
+/*
+ * The switch rules (mcs_stock_set_bench_mode() applies them):
+ *  - Every switch drains every stock before and after, with a grace
+ *    period between the new mode's store and the last drain: a put that
+ *    read the old mode is inside the fence, so it is over by then.
+ *  - A switch between two modes of one design passes through "none" for a
+ *    grace period of its own, then drains again.  Why, per pair:
+ *      decoupled <-> decoupled-owner: a local_trylock_t section and an
+ *	owner section guard the same stocks; an owner section refuses a
+ *	stock whose lock is held, but a "decoupled" section ignores the
+ *	owner byte, so during the grace period of a direct switch a stale
+ *	"decoupled" take could enter a stock that an owner section holds.
+ *      coupled <-> coupled-noirq: IRQs off and preemption off do not
+ *	exclude each other: an interrupt that read the other mode could
+ *	enter the stock in the middle of a task's section.
+ *  - Between modes of different designs nothing is shared: a stale
+ *    operation finds its own design's stocks, drained or refused by the
+ *    fence, and never another design's.
+ * The fence (mcs_internal.h) is the second half: once inside its section,
+ * every put, and the takes of "coupled" and "decoupled-owner", check that
+ * the mode is still the one read; "decoupled"'s take is covered by the
+ * owner section's test of its lock (stock_owner.h).
+ */
+
+/* The dispatch: one switch per operation, each case a constant mode. */
+#define MCS_DESIGN_CASE_PAGES_TAKE(m, d)				\
+	case m: return mcs_##d##_pages_take(memcg, nr_pages, m);
+#define MCS_DESIGN_CASE_PAGES_PUT(m, d)					\
+	case m: return mcs_##d##_pages_put(memcg, nr_pages, m);
+#define MCS_DESIGN_CASE_BYTES_TAKE(m, d)				\
+	case m: return mcs_##d##_bytes_take(objcg, size, account, nid, item, m);
+#define MCS_DESIGN_CASE_BYTES_PUT(m, d)					\
+	case m: return mcs_##d##_bytes_put(objcg, nr_bytes, allow_uncharge,	\
+					   account, acct, nid, item, m);
+
+static __always_inline enum mcs_stock_answer
+mcs_design_pages_take(enum mcs_stock_mode mode, struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	switch ((int)mode) {
+	MCS_STOCK_DESIGNS(MCS_DESIGN_CASE_PAGES_TAKE)
+	}
+	return MCS_TAKE_MISS;
+}
+
+static __always_inline bool
+mcs_design_pages_put(enum mcs_stock_mode mode, struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	switch ((int)mode) {
+	MCS_STOCK_DESIGNS(MCS_DESIGN_CASE_PAGES_PUT)
+	}
+	return false;
+}
+
+static __always_inline bool
+mcs_design_bytes_take(enum mcs_stock_mode mode, struct mcs_objcg *objcg, unsigned int size,
+		      bool account, int nid, enum mcs_slab_item item)
+{
+	switch ((int)mode) {
+	MCS_STOCK_DESIGNS(MCS_DESIGN_CASE_BYTES_TAKE)
+	}
+	return false;
+}
+
+static __always_inline unsigned int
+mcs_design_bytes_put(enum mcs_stock_mode mode, struct mcs_objcg *objcg, unsigned int nr_bytes,
+		     bool allow_uncharge, bool account, int acct, int nid,
+		     enum mcs_slab_item item)
+{
+	switch ((int)mode) {
+	MCS_STOCK_DESIGNS(MCS_DESIGN_CASE_BYTES_PUT)
+	}
+	mcs_objcg_add_leftover(objcg, nr_bytes);
+	return 0;
+}
+
+#endif /* MEMCG_STOCK_DESIGNS_H */

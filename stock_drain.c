@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The drains of every design's per-CPU stocks: drain all (asynchronous and
+ * synchronous), the dead-CPU drain of CPU hotplug, and the drain of module
+ * exit.  Above the designs: it walks their kinds of stock through the
+ * binding table (stock_designs.h), and knows none of them by name.
+ *
+ * Context: mcs_drain_all_stock() in task context (it may sleep when
+ * @sync); every drain acts on one stock on its own CPU (a work item) or
+ * on a dead CPU's stock.  Lock order: drain_mutex, then a stock's lock.
+ */
+#include <linux/module.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
+
+#include "stock_designs.h"
+
+/* The binding table as data, for the drains and the switch. */
+const struct mcs_design *const mcs_stock_design[NR_MCS_MODES] = {
+	MCS_STOCK_DESIGNS(MCS_DESIGN_BIND)
+};
+
+/*
+ * Every kind of stock of every design, once each, NULL-terminated: each
+ * design's kinds in its order (bytes first).  Filled by mcs_drain_init().
+ */
+#define MCS_MAX_STOCK_KINDS	8
+static const struct mcs_stock_kind *stock_kinds[MCS_MAX_STOCK_KINDS + 1];
+
+static DEFINE_MUTEX(drain_mutex);	/* one drain-all at a time */
+struct workqueue_struct *mcs_drain_wq;
+static enum cpuhp_state hp_state;
+
+/*
+ * Start a drain of one stock of @cpu unless one is pending; the current
+ * CPU's is drained right here.  Every kind of stock follows this protocol
+ * with its own FLUSHING bit and work item.
+ *
+ * As upstream: no work for an isolated CPU (isolcpus=, nohz_full=, an
+ * isolated cpuset partition), whose users asked for no such jitter; its
+ * stocks stay until a synchronous drain, an offline or its own charges
+ * empty them.  The test and the queueing form one RCU section: on kernels
+ * that replace the housekeeping mask at run time (housekeeping_update()),
+ * the mask is RCU-protected, and the update waits a grace period before it
+ * flushes the work of newly isolated CPUs.
+ */
+static void schedule_stock_drain(int cpu, int curcpu, unsigned long *flags,
+				 struct work_struct *work)
+{
+	if (cpu == curcpu) {
+		if (!test_and_set_bit(FLUSHING_CACHED_CHARGE, flags))
+			work->func(work);
+		return;
+	}
+	rcu_read_lock();
+	if (!mcs_cpu_is_isolated(cpu) && !test_and_set_bit(FLUSHING_CACHED_CHARGE, flags))
+		queue_work_on(cpu, mcs_drain_wq, work);
+	rcu_read_unlock();
+}
+
+static void drain_all_async(struct mcs_memcg *root)
+{
+	const struct mcs_stock_kind *const *kind;
+	int cpu, curcpu;
+
+	/* Best effort: whoever holds the mutex is draining already. */
+	if (!mutex_trylock(&drain_mutex))
+		return;
+
+	/*
+	 * No cpus_read_lock(): a CPU that goes down meanwhile is drained by
+	 * the hotplug callback, and every drain acts on local data only.
+	 */
+	migrate_disable();
+	curcpu = smp_processor_id();
+	for_each_online_cpu(cpu) {
+		for (kind = stock_kinds; *kind; kind++) {
+			unsigned long *flags = mcs_stock_flags(*kind, cpu);
+
+			if (!test_bit(FLUSHING_CACHED_CHARGE, flags) &&
+			    (*kind)->holds(cpu, root, false))
+				schedule_stock_drain(cpu, curcpu, flags,
+						     mcs_stock_work(*kind, cpu));
+		}
+	}
+	migrate_enable();
+	mutex_unlock(&drain_mutex);
+}
+
+/*
+ * Caller holds drain_mutex and the CPU hotplug lock: CPUs stay online, so
+ * every work item runs on its own CPU.  The kinds of stock are drained
+ * one after the other, each design's in its order (bytes first).
+ */
+static void drain_all_sync_cpuslocked(struct mcs_memcg *root)
+{
+	const struct mcs_stock_kind *const *kind;
+	int cpu;
+
+	lockdep_assert_held(&drain_mutex);
+	for (kind = stock_kinds; *kind; kind++) {
+		for_each_online_cpu(cpu) {
+			if (!(*kind)->holds(cpu, root, true))
+				continue;
+			set_bit(FLUSHING_CACHED_CHARGE, mcs_stock_flags(*kind, cpu));
+			queue_work_on(cpu, mcs_drain_wq, mcs_stock_work(*kind, cpu));
+		}
+		for_each_online_cpu(cpu)
+			flush_work(mcs_stock_work(*kind, cpu));
+	}
+}
+
+static void drain_all_sync(struct mcs_memcg *root)
+{
+	mutex_lock(&drain_mutex);
+	cpus_read_lock();
+	drain_all_sync_cpuslocked(root);
+	cpus_read_unlock();
+	mutex_unlock(&drain_mutex);
+}
+
+void mcs_drain_all_stock(struct mcs_memcg *root, bool sync)
+{
+	if (!in_task()) {
+		pr_warn_ratelimited("memcg_stock: drain refused outside task context\n");
+		return;
+	}
+	if (sync)
+		drain_all_sync(root);
+	else
+		drain_all_async(root);
+}
+EXPORT_SYMBOL_GPL(mcs_drain_all_stock);
+
+/* A dead CPU's stocks of every kind: nothing runs there, no lock needed. */
+void mcs_stocks_cpu_dead(unsigned int cpu)
+{
+	const struct mcs_stock_kind **kind;
+
+	for (kind = stock_kinds; *kind; kind++)
+		(*kind)->cpu_dead(cpu);
+}
+
+static int mcs_cpu_dead(unsigned int cpu)
+{
+	mcs_stocks_cpu_dead(cpu);
+	/* releases an NMI left on the list while @cpu was going down */
+	mcs_run_deferred_releases();
+	return 0;
+}
+
+/* ---- charging ------------------------------------------------------------- */
+
+/*
+ * Module exit: drain every possible CPU, online ones through their work,
+ * the others here, and remove the hotplug state, all under one hold of
+ * the CPU hotplug lock: a CPU that went down and came back between two
+ * passes would otherwise be drained by neither.
+ */
+void mcs_drain_exit(void)
+{
+	int cpu;
+
+	mutex_lock(&drain_mutex);
+	cpus_read_lock();
+	drain_all_sync_cpuslocked(mcs_root_memcg());
+	for_each_possible_cpu(cpu) {
+		if (cpu_online(cpu))
+			continue;
+		mcs_stocks_cpu_dead(cpu);
+	}
+	cpuhp_remove_state_nocalls_cpuslocked(hp_state);
+	cpus_read_unlock();
+	mutex_unlock(&drain_mutex);
+	destroy_workqueue(mcs_drain_wq);
+}
+
+/* Collect the kinds of stock of the designs of the binding table. */
+static int collect_stock_kinds(void)
+{
+	const struct mcs_stock_kind *const *kind;
+	unsigned int n = 0;
+	int m, seen;
+
+	for (m = 0; m < NR_MCS_MODES; m++) {
+		for (seen = 0; seen < m; seen++)
+			if (mcs_stock_design[seen] == mcs_stock_design[m])
+				break;
+		if (seen < m)
+			continue;
+		for (kind = mcs_stock_design[m]->kinds; *kind; kind++) {
+			if (WARN_ON_ONCE(n == MCS_MAX_STOCK_KINDS))
+				return -EINVAL;
+			stock_kinds[n++] = *kind;
+		}
+	}
+	stock_kinds[n] = NULL;
+	return 0;
+}
+
+/* The drain work of every stock, the workqueue, the dead-CPU callback. */
+int mcs_drain_init(void)
+{
+	const struct mcs_stock_kind **kind;
+	int cpu, ret;
+
+	ret = collect_stock_kinds();
+	if (ret)
+		return ret;
+	for (kind = stock_kinds; *kind; kind++)
+		for_each_possible_cpu(cpu)
+			INIT_WORK(mcs_stock_work(*kind, cpu), (*kind)->drain_fn);
+
+	mcs_drain_wq = alloc_workqueue("mcs_drain", MCS_WQ_PERCPU, 0);
+	if (!mcs_drain_wq)
+		return -ENOMEM;
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "memcg_stock:dead",
+					NULL, mcs_cpu_dead);
+	if (ret < 0) {
+		destroy_workqueue(mcs_drain_wq);
+		return ret;
+	}
+	hp_state = ret;
+	return 0;
+}

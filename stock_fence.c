@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stock mode: its current value, its names, and the test hooks at the
+ * windows of the mode fence.  The fence itself (mcs_mode_fence_holds()),
+ * the binding of a mode to its design and the switch rules are in
+ * stock_designs.h; the switch, which drains, in memcg_stock.c.
+ *
+ * Below the designs: every design's section reads the mode here.
+ */
+#include <linux/module.h>
+
+#include "mcs_internal.h"
+
+/* read inline on the charge paths: mcs_stock_mode_now() */
+enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;
+
+#if IS_ENABLED(CONFIG_KUNIT)
+void (*mcs_test_hook)(enum mcs_test_hook where);	/* mcs_test_hook_at() */
+
+/**
+ * mcs_test_hook_set() - install the test hook of the mode fence's windows
+ * @fn: called at every mcs_test_hook_at() point, or NULL to remove it
+ *
+ * For the KUnit module (namespace MCS_NS), on kernels with KUnit: @fn runs
+ * in the context of the charge path that reaches the point (see enum
+ * mcs_test_hook).  Any context.
+ */
+void mcs_test_hook_set(void (*fn)(enum mcs_test_hook where))
+{
+	WRITE_ONCE(mcs_test_hook, fn);
+}
+EXPORT_SYMBOL_NS_GPL(mcs_test_hook_set, MCS_NS);
+
+/**
+ * mcs_stock_test_mode_write() - make the mode read @mode, with no switch
+ * @mode: the mode
+ *
+ * For a KUnit case at a hook of the mode fence: the mode another CPU's
+ * switch would have written there, without the drains and grace periods
+ * of mcs_stock_set_bench_mode(), which the case calls afterwards to put
+ * everything in order.  Any context.
+ */
+void mcs_stock_test_mode_write(enum mcs_stock_mode mode)
+{
+	WRITE_ONCE(mcs_stock_mode_cur, mode);
+}
+EXPORT_SYMBOL_NS_GPL(mcs_stock_test_mode_write, MCS_NS);
+#endif
+
+static const char * const mode_names[NR_MCS_MODES] = {
+	[MCS_MODE_DECOUPLED] = "decoupled",
+	[MCS_MODE_COUPLED] = "coupled",
+	[MCS_MODE_NONE] = "none",
+	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
+	[MCS_MODE_DECOUPLED_OWNER] = "decoupled-owner",
+};
+
+/* The contract of the three exported functions is in memcg_stock.h. */
+const char *mcs_stock_mode_name(enum mcs_stock_mode mode)
+{
+	return (unsigned int)mode < NR_MCS_MODES ? mode_names[mode] : NULL;
+}
+EXPORT_SYMBOL_GPL(mcs_stock_mode_name);
+
+enum mcs_stock_mode mcs_stock_get_mode(void)
+{
+	return mcs_stock_mode_now();
+}
+EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
+
