@@ -303,6 +303,7 @@ struct stress_result {
 	enum stress_feature hotplug;
 	unsigned long hotplug_cycles;
 	unsigned long hotplug_errors;
+	int hotplug_refused;
 	enum stress_feature nmi;
 	unsigned long nmi_sent;
 	unsigned long nmi_handled;
@@ -356,6 +357,8 @@ struct stress_run {
 	unsigned long actors_running;
 	struct task_struct *actor[NR_STRESS_ACTORS];
 	struct cpumask online_at_start;
+	struct cpumask hotplug_cpus;
+	int hotplug_refused;
 	atomic_t worker_failures;
 
 	/* written by the actor named, read by the controller after it stopped */
@@ -398,7 +401,7 @@ extern const char * const stress_feature_names[];
 
 u32 stress_seed(void);
 void stress_graveyard_reap(struct stress_run *run, bool final);
-bool stress_hotplug_supported(void);
+unsigned int stress_hotplug_probe(struct stress_run *run);
 bool stress_hotplug_wanted(struct stress_run *run);
 void stress_actors_stop(struct stress_run *run);
 int stress_actors_start(struct stress_run *run);

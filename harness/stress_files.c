@@ -522,8 +522,9 @@ static void result_show(struct seq_file *m, const struct stress_result *res)
 	seq_printf(m, "churn_created=%lu\nchurn_released=%lu\nalloc_failures=%lu\nfaults_injected=%lu\n",
 		   res->churn_created, res->churn_released, res->alloc_failures,
 		   res->faults_injected);
-	seq_printf(m, "hotplug=%s\nhotplug_cycles=%lu\nhotplug_errors=%lu\n",
-		   stress_feature_names[res->hotplug], res->hotplug_cycles, res->hotplug_errors);
+	seq_printf(m, "hotplug=%s\nhotplug_cycles=%lu\nhotplug_errors=%lu\nhotplug_refused=%d\n",
+		   stress_feature_names[res->hotplug], res->hotplug_cycles, res->hotplug_errors,
+		   res->hotplug_refused);
 	seq_printf(m, "nmi=%s\nnmi_sent=%lu\nnmi_handled=%lu\nnmi_busy=%lu\nnmi_lost=%lu\n",
 		   stress_feature_names[res->nmi], res->nmi_sent, res->nmi_handled, res->nmi_busy,
 		   res->nmi_lost);

@@ -801,18 +801,6 @@ static int stress_churn_fn(void *data)
 
 /* ---- CPU hotplug ------------------------------------------------------------------ */
 
-bool stress_hotplug_supported(void)
-{
-	unsigned int cpu;
-
-	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2)
-		return false;
-	for_each_online_cpu(cpu)
-		if (cpu_is_hotpluggable(cpu))
-			return true;
-	return false;
-}
-
 bool stress_hotplug_wanted(struct stress_run *run)
 {
 	return run->res->hotplug == FEATURE_ON;
@@ -831,8 +819,46 @@ static int stress_cpu_up(unsigned int cpu)
 	return cpu_online(cpu) ? 0 : ret;
 }
 
-/* The next hotpluggable online CPU after @last, or nr_cpu_ids. */
-static unsigned int stress_hotplug_pick(unsigned int last)
+/*
+ * Can this kernel take a CPU down and bring it back?  One cycle of each
+ * online hotpluggable CPU, before the case's load: those that cycled go
+ * into run->hotplug_cpus, the only ones the hotplug actor cycles.  A
+ * kernel may refuse where the hardware would not (the last housekeeping
+ * CPU beside isolcpus= and nohz_full=, -EBUSY): then the case reports
+ * hotplug=unsupported and run->hotplug_refused, not a failure of the
+ * module.  Task context; sleeps.
+ *
+ * Return: the number of CPUs that cycled.
+ */
+unsigned int stress_hotplug_probe(struct stress_run *run)
+{
+	struct cpumask candidates;
+	unsigned int cpu, n = 0;
+	int ret;
+
+	cpumask_clear(&run->hotplug_cpus);
+	run->hotplug_refused = 0;
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2)
+		return 0;
+	cpumask_copy(&candidates, cpu_online_mask);
+	for_each_cpu(cpu, &candidates) {
+		if (!cpu_is_hotpluggable(cpu))
+			continue;
+		ret = remove_cpu(cpu);
+		if (!ret)
+			ret = stress_cpu_up(cpu);
+		if (ret) {
+			run->hotplug_refused = ret;
+			continue;
+		}
+		cpumask_set_cpu(cpu, &run->hotplug_cpus);
+		n++;
+	}
+	return n;
+}
+
+/* The next online CPU after @last that passed the probe, or nr_cpu_ids. */
+static unsigned int stress_hotplug_pick(struct stress_run *run, unsigned int last)
 {
 	unsigned int i, cpu = last;
 
@@ -842,7 +868,7 @@ static unsigned int stress_hotplug_pick(unsigned int last)
 		cpu = cpumask_next(cpu, cpu_online_mask);
 		if (cpu >= nr_cpu_ids)
 			cpu = cpumask_first(cpu_online_mask);
-		if (cpu_is_hotpluggable(cpu))
+		if (cpumask_test_cpu(cpu, &run->hotplug_cpus))
 			return cpu;
 	}
 	return nr_cpu_ids;
@@ -855,7 +881,7 @@ static int stress_hotplug_fn(void *data)
 	int ret;
 
 	while (!kthread_should_stop()) {
-		cpu = stress_hotplug_pick(cpu);
+		cpu = stress_hotplug_pick(run, cpu);
 		if (cpu < nr_cpu_ids) {
 			/* > 0: somebody else had it down already; leave it */
 			ret = remove_cpu(cpu);

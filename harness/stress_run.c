@@ -343,7 +343,8 @@ static void stress_run_case(struct stress_run *run, unsigned int k)
 	res->cpus = num_online_cpus();
 	res->hotplug = FEATURE_OFF;
 	if (run->cfg.hotplug)
-		res->hotplug = stress_hotplug_supported() ? FEATURE_ON : FEATURE_UNSUPPORTED;
+		res->hotplug = stress_hotplug_probe(run) ? FEATURE_ON : FEATURE_UNSUPPORTED;
+	res->hotplug_refused = run->hotplug_refused;
 	res->nmi = FEATURE_OFF;
 	if (run->cfg.nmi_us)
 		res->nmi = mcs_nmi_supported() ? FEATURE_ON : FEATURE_UNSUPPORTED;

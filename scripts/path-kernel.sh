@@ -20,6 +20,9 @@ mcs_vm_kernels() {
 		d=$("$MCS_RIG/fetch-debian-kernel.sh" "$MCS_PATH_DEFAULT") ||
 			{ log "path: Debian $MCS_PATH_DEFAULT is not available"; return 0; }
 		export KERNEL=$d/vmlinuz KDIR=$d/build
+		# the rig's own "path" kernel: vmtest may boot it with options
+		# of its own (VM_ISOLATED); a user's KERNEL= gets none
+		export MCS_PATH_IS_RIGS=1
 	fi
 }
 

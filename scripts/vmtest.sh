@@ -40,7 +40,8 @@
 # of a load, default 16),
 # MCS_MODULE_SRC (module tree to test instead of this repo: rig self-tests),
 # VM_ISOLATED (kernel names booted with their last vCPU isolated, isolcpus=
-# and nohz_full=, for the selftest "isolation"; default deb-6.1-amd64 path),
+# and nohz_full=, for the selftest "isolation"; default deb-6.1-amd64, and
+# path when it is the rig's own Debian 6.1 rather than a user's KERNEL=),
 # KERNEL and KDIR (the kernel "path").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -278,11 +279,14 @@ run_kernel() {
 	log "$k: optional features: ${feat//,/ } (the tests of the others SKIP)"
 	fuzz=$fuzz_short
 	[[ $fuzz_kernels == *" ${k%%+*} "* ]] && fuzz=$fuzz_full
-	# the kernels of VM_ISOLATED (default deb-6.1-amd64 and path, which
-	# make check boots as Debian 6.1) boot with their last CPU isolated,
-	# so that selftest "isolation" runs somewhere
+	# the kernels of VM_ISOLATED (default deb-6.1-amd64, and path when it
+	# is the rig's own Debian 6.1, as in make check) boot with their last
+	# CPU isolated, so that selftest "isolation" runs somewhere; a kernel
+	# the user gave by KERNEL= boots with no option the user did not ask for
 	kappend=$append
-	[[ " ${VM_ISOLATED-deb-6.1-amd64 path} " == *" ${k%%+*} "* ]] &&
+	iso_default=deb-6.1-amd64
+	[[ ${MCS_PATH_IS_RIGS:-} == 1 ]] && iso_default+=" path"
+	[[ " ${VM_ISOLATED-$iso_default} " == *" ${k%%+*} "* ]] &&
 		kappend+=" isolcpus=$((ksmp - 1)) nohz_full=$((ksmp - 1))"
 	log "$k: fuzzing $fuzz s"
 	# a boot slot (VM_JOBS of them), in the order of the jobs: once the

@@ -70,7 +70,7 @@ static void test_all_cases(char names[][32], int nr)
 {
 	struct mcs_counts before, after;
 	char block[16384];
-	int i, ret, same, clean;
+	int i, ret, same, clean, refused;
 
 	mcs_config(NULL);
 	mcs_get_counts(&before);
@@ -98,9 +98,11 @@ static void test_all_cases(char names[][32], int nr)
 				mcs_print_text("results", block);
 			mcs_print_figures(block);
 			ok = mcs_block_ok(block, "done") && case_had_load(block);
+			refused = mcs_kv_long(block, "hotplug_refused", 0);
 			if (mcs_kv_is(block, "hotplug", "unsupported"))
-				ksft_print_msg("%s: CPU hotplug unsupported by this kernel\n",
-					       names[i]);
+				ksft_print_msg("%s: CPU hotplug unsupported by this kernel (%s)\n",
+					       names[i], refused ? strerror(-refused) :
+					       "no CPU that can go down");
 		}
 		ksft_test_result(ok, "case %s: PASS with load in every context it enables\n",
 				 names[i]);

@@ -79,18 +79,35 @@ static int cpu_online_write(int cpu, int on)
 	return mcs_path_write(path, on ? "1" : "0", 1);
 }
 
-/* The highest online CPU that can go down (not the boot CPU), or -1. */
+/* why the last probe found no CPU that can go down and up again */
+static char hotplug_why[160] = "no CPU has an online file to write";
+
+/*
+ * The highest online CPU (not the boot CPU) that this kernel takes down
+ * and brings up again, probed with one cycle; -1 with hotplug_why set when
+ * there is none (no hotplug, or the kernel refuses, e.g. the last
+ * housekeeping CPU beside isolcpus=).
+ */
 static int hotplug_cpu(void)
 {
 	char path[128], buf[16];
-	int cpu;
+	int cpu, ret;
 
 	for (cpu = 255; cpu > 0; cpu--) {
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
 		if (access(path, W_OK))
 			continue;
-		if (mcs_path_read(path, buf, sizeof(buf)) > 0 && buf[0] == '1')
+		if (mcs_path_read(path, buf, sizeof(buf)) <= 0 || buf[0] != '1')
+			continue;
+		ret = cpu_online_write(cpu, 0);
+		if (!ret)
+			ret = cpu_online_write(cpu, 1);
+		if (!ret)
 			return cpu;
+		snprintf(hotplug_why, sizeof(hotplug_why),
+			 "the kernel refused a down/up cycle of CPU %d: %s", cpu, strerror(-ret));
+		/* a CPU left down by a failed "up" is brought back if it can be */
+		cpu_online_write(cpu, 1);
 	}
 	return -1;
 }
@@ -108,7 +125,7 @@ static void test_unload_with_cpu_offline(void)
 	int cpu = hotplug_cpu(), ret, ok;
 
 	if (cpu < 0) {
-		ksft_test_result_skip("rmmod with a CPU offline: no CPU can go offline here\n");
+		ksft_test_result_skip("rmmod with a CPU offline: %s\n", hotplug_why);
 		return;
 	}
 	mcs_config(NULL);
@@ -152,7 +169,7 @@ static void test_unload_racing_hotplug(void)
 	pid_t child;
 
 	if (cpu < 0) {
-		ksft_test_result_skip("rmmod racing CPU hotplug: no CPU can go offline here\n");
+		ksft_test_result_skip("rmmod racing CPU hotplug: %s\n", hotplug_why);
 		return;
 	}
 	for (round = 0; round < RACE_ROUNDS && ok; round++) {
