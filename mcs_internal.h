@@ -117,6 +117,9 @@ struct mcs_memcg_stats_pcpu {
  *	they pointed here; moved to the parent at offline
  * @rcu: freeing is deferred: remote stock scanners read pointers under RCU
  * @deferred: the last reference dropped in NMI: released from irq_work
+ * @counter_stock: per-CPU pages charged to @memory and held for this memcg
+ *	beside its counter (design "percpu-counter"); allocated and freed with
+ *	the memcg, NULL for the root; the tree itself never reads it
  * @nodeinfo: per-node parts, nr_node_ids entries
  */
 struct mcs_memcg {
@@ -136,6 +139,7 @@ struct mcs_memcg {
 	atomic_long_t objcg_pages;
 	struct rcu_head rcu;
 	struct mcs_deferred deferred;
+	atomic_t __percpu *counter_stock;
 	struct mcs_memcg_per_node *nodeinfo[];
 };
 
@@ -286,6 +290,8 @@ void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
 int mcs_memcg_unlink(struct mcs_memcg *memcg);
 int mcs_memcg_tree_init(int (*offline)(struct mcs_memcg *memcg));
 void mcs_memcg_tree_exit(void);
+void mcs_memcg_walk(struct mcs_memcg *root, void (*fn)(struct mcs_memcg *memcg, void *arg),
+		    void *arg);
 
 /* For the tracepoints: 0 task, 1 softirq, 2 hardirq, 3 NMI. */
 static inline int mcs_context(void)
@@ -306,6 +312,7 @@ extern struct workqueue_struct *mcs_drain_wq;
 int mcs_drain_init(void);
 void mcs_drain_exit(void);
 void mcs_stocks_cpu_dead(unsigned int cpu);
+void mcs_drain_note_mode(enum mcs_stock_mode mode);
 
 /* deferred.c: releases handed over from NMI, frees in flight */
 extern atomic_t mcs_pending_frees;
@@ -463,11 +470,16 @@ static inline struct work_struct *mcs_stock_work(const struct mcs_stock_kind *ki
  * @kinds: its kinds of per-CPU stock, NULL-terminated, bytes first
  * @batches: a page charge that misses charges a whole batch and puts the
  *	surplus into the stock (false: exact charges, no stock of pages)
+ * @drain_memcg: for a design whose stocks live in the memcgs rather than
+ *	in per-CPU structs (no kinds): empty @memcg's stock of @cpu, or of
+ *	every CPU when @cpu < 0, from any CPU, lock-free; the drains walk
+ *	the subtree.  NULL for the others.
  */
 struct mcs_design {
 	const char *name;
 	const struct mcs_stock_kind *const *kinds;
 	bool batches;
+	void (*drain_memcg)(struct mcs_memcg *memcg, int cpu);
 };
 
 /* charge.c: a test hook (the KUnit misuse cases) */

@@ -101,6 +101,7 @@ static void memcg_free_parts(struct mcs_memcg *memcg)
 	for_each_node(nid)
 		if (memcg->nodeinfo[nid])
 			mcs_memcg_pn_free(memcg->nodeinfo[nid]);
+	free_percpu(memcg->counter_stock);
 	free_percpu(memcg->stats);
 	mcs_memcg_free(memcg);
 }
@@ -230,6 +231,11 @@ static struct mcs_memcg *memcg_create(struct mcs_memcg *parent, const char *name
 	memcg->stats = alloc_percpu(struct mcs_memcg_stats_pcpu);
 	if (!memcg->stats)
 		goto free;
+	if (parent) {
+		memcg->counter_stock = alloc_percpu(atomic_t);
+		if (!memcg->counter_stock)
+			goto free;
+	}
 	for_each_node(nid) {
 		struct mcs_memcg_per_node *pn = mcs_memcg_pn_alloc(nid);
 
@@ -361,10 +367,13 @@ int mcs_memcg_unlink(struct mcs_memcg *memcg)
  */
 int mcs_memcg_tree_init(int (*offline)(struct mcs_memcg *memcg))
 {
+	struct mcs_memcg *root;
+
 	orphan_offline = offline;
-	root_memcg = memcg_create(NULL, "root");
-	if (IS_ERR(root_memcg))
-		return PTR_ERR(root_memcg);
+	root = memcg_create(NULL, "root");
+	if (IS_ERR(root))
+		return PTR_ERR(root);
+	root_memcg = root;
 	return 0;
 }
 
@@ -377,6 +386,23 @@ static struct mcs_memcg *next_in_subtree(struct mcs_memcg *pos, struct mcs_memcg
 		if (!list_is_last(&pos->sibling, &pos->parent->children))
 			return list_next_entry(pos, sibling);
 	return NULL;
+}
+
+/*
+ * Call @fn on @root and every memcg below it, parents first, under the
+ * tree lock: none of them is freed meanwhile (an offline memcg that left
+ * the tree is reached only as @root).  Task context; sleeps; @fn must not
+ * create or offline memcgs.
+ */
+void mcs_memcg_walk(struct mcs_memcg *root, void (*fn)(struct mcs_memcg *memcg, void *arg),
+		    void *arg)
+{
+	struct mcs_memcg *pos;
+
+	mutex_lock(&tree_mutex);
+	for (pos = root; pos; pos = next_in_subtree(pos, root))
+		fn(pos, arg);
+	mutex_unlock(&tree_mutex);
 }
 
 /*

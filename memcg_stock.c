@@ -93,6 +93,7 @@ int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 		return -EINVAL;
 	mutex_lock(&mode_mutex);
 	old = mcs_stock_mode_now();
+	mcs_drain_note_mode(mode);
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	/*
 	 * Two modes of one design share its stocks under two exclusions that

@@ -410,6 +410,11 @@ void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
  *	spinlock.  On PREEMPT_RT its charge paths never sleep, and hardirq
  *	and NMI callers bypass its stocks (as they bypass the decoupled
  *	ones there).  A real mode, not only a benchmark control.
+ * @MCS_MODE_PERCPU_COUNTER: "percpu-counter": the stock of 2026's
+ *	per-page_counter series: one per-CPU count of pages per memcg, beside
+ *	its page counter, taken and refilled with atomics and no lock, drained
+ *	from any CPU by exchange, no slot limit and no eviction.  Bytes go
+ *	through the objcg's atomic leftover, as in "none".
  * @NR_MCS_MODES: number of modes
  */
 enum mcs_stock_mode {
@@ -418,6 +423,7 @@ enum mcs_stock_mode {
 	MCS_MODE_NONE,
 	MCS_MODE_COUPLED_NOIRQ,
 	MCS_MODE_DECOUPLED_OWNER,
+	MCS_MODE_PERCPU_COUNTER,
 	NR_MCS_MODES,
 };
 
@@ -457,8 +463,8 @@ enum mcs_stock_mode mcs_stock_get_mode(void);
  * Any context.
  *
  * Return: "decoupled", "coupled", "none", "coupled-noirq" (the
- * benchmark's control) or "decoupled-owner" (static strings), or NULL for
- * an unknown @mode.
+ * benchmark's control), "decoupled-owner" or "percpu-counter" (static
+ * strings), or NULL for an unknown @mode.
  */
 const char *mcs_stock_mode_name(enum mcs_stock_mode mode);
 

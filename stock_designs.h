@@ -41,6 +41,7 @@
 #include "design_coupled.h"
 #include "design_decoupled.h"
 #include "design_none.h"
+#include "design_percpu_counter.h"
 
 /*
  * The binding table: mode, design.  Two modes of one design share its
@@ -51,7 +52,8 @@
 	BIND(MCS_MODE_COUPLED, coupled)					\
 	BIND(MCS_MODE_NONE, none)					\
 	BIND(MCS_MODE_COUPLED_NOIRQ, coupled)				\
-	BIND(MCS_MODE_DECOUPLED_OWNER, decoupled)
+	BIND(MCS_MODE_DECOUPLED_OWNER, decoupled)			\
+	BIND(MCS_MODE_PERCPU_COUNTER, percpu_counter)
 
 /* mcs_stock_design[mode]: the design of each mode, as data (stock_drain.c) */
 #define MCS_DESIGN_BIND(m, d)	[m] = &mcs_design_##d,

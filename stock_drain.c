@@ -30,6 +30,58 @@ const struct mcs_design *const mcs_stock_design[NR_MCS_MODES] = {
 #define MCS_MAX_STOCK_KINDS	8
 static const struct mcs_stock_kind *stock_kinds[MCS_MAX_STOCK_KINDS + 1];
 
+/*
+ * Designs whose stocks live in the memcgs (drain_memcg): drained by a walk
+ * of the subtree.  Walked only once such a design has been the mode since
+ * load (mcs_drain_note_mode()): until then their stocks are empty.
+ */
+static bool memcg_stocks_used;
+
+/* @mode is about to become the mode: its design's stocks will be used. */
+void mcs_drain_note_mode(enum mcs_stock_mode mode)
+{
+	if (mcs_stock_design[mode]->drain_memcg)
+		WRITE_ONCE(memcg_stocks_used, true);
+}
+
+static void drain_memcg_fn(struct mcs_memcg *memcg, void *arg)
+{
+	int cpu = (long)arg, m;
+
+	for (m = 0; m < NR_MCS_MODES; m++)
+		if (mcs_stock_design[m]->drain_memcg)
+			mcs_stock_design[m]->drain_memcg(memcg, cpu);
+}
+
+/*
+ * The stocks in @root's subtree of @cpu, or of every CPU for @cpu < 0.
+ * Task context; sleeps (the walk holds the tree lock).
+ */
+static void drain_memcg_stocks(struct mcs_memcg *root, int cpu)
+{
+	if (root && READ_ONCE(memcg_stocks_used))
+		mcs_memcg_walk(root, drain_memcg_fn, (void *)(long)cpu);
+}
+
+/*
+ * The asynchronous drain must not sleep (a charge may run inside an RCU
+ * section): it hands the walk to a work item, best effort like the per-CPU
+ * drains, and one pending at a time.  The work walks the whole tree from
+ * the root, which lives until module exit, so that it holds no memcg.
+ */
+static void memcg_drain_work_fn(struct work_struct *work)
+{
+	drain_memcg_stocks(mcs_root_memcg(), -1);
+}
+
+static DECLARE_WORK(memcg_drain_work, memcg_drain_work_fn);
+
+static void drain_memcg_stocks_async(void)
+{
+	if (READ_ONCE(memcg_stocks_used))
+		queue_work(mcs_system_dfl_wq, &memcg_drain_work);
+}
+
 static DEFINE_MUTEX(drain_mutex);	/* one drain-all at a time */
 struct workqueue_struct *mcs_drain_wq;
 static enum cpuhp_state hp_state;
@@ -87,6 +139,7 @@ static void drain_all_async(struct mcs_memcg *root)
 		}
 	}
 	migrate_enable();
+	drain_memcg_stocks_async();
 	mutex_unlock(&drain_mutex);
 }
 
@@ -111,6 +164,7 @@ static void drain_all_sync_cpuslocked(struct mcs_memcg *root)
 		for_each_online_cpu(cpu)
 			flush_work(mcs_stock_work(*kind, cpu));
 	}
+	drain_memcg_stocks(root, -1);
 }
 
 static void drain_all_sync(struct mcs_memcg *root)
@@ -142,6 +196,7 @@ void mcs_stocks_cpu_dead(unsigned int cpu)
 
 	for (kind = stock_kinds; *kind; kind++)
 		(*kind)->cpu_dead(cpu);
+	drain_memcg_stocks(mcs_root_memcg(), cpu);
 }
 
 static int mcs_cpu_dead(unsigned int cpu)
@@ -164,6 +219,7 @@ void mcs_drain_exit(void)
 {
 	int cpu;
 
+	flush_work(&memcg_drain_work);
 	mutex_lock(&drain_mutex);
 	cpus_read_lock();
 	drain_all_sync_cpuslocked(mcs_root_memcg());

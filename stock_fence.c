@@ -53,6 +53,7 @@ static const char * const mode_names[NR_MCS_MODES] = {
 	[MCS_MODE_NONE] = "none",
 	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
 	[MCS_MODE_DECOUPLED_OWNER] = "decoupled-owner",
+	[MCS_MODE_PERCPU_COUNTER] = "percpu-counter",
 };
 
 /* The contract of the three exported functions is in memcg_stock.h. */

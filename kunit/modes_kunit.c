@@ -19,7 +19,21 @@
 
 static const enum mcs_stock_mode modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER,
+	MCS_MODE_PERCPU_COUNTER,
 };
+
+/* Pages held for @memcg in its per-CPU counts (design "percpu-counter"). */
+static long counter_stock_pages(struct mcs_memcg *memcg)
+{
+	long sum = 0;
+	int cpu;
+
+	if (!memcg->counter_stock)
+		return 0;
+	for_each_possible_cpu(cpu)
+		sum += atomic_read(per_cpu_ptr(memcg->counter_stock, cpu));
+	return sum;
+}
 
 KUNIT_ARRAY_PARAM(mode, modes, mcs_test_mode_desc);
 
@@ -107,6 +121,11 @@ static void mode_switch_drains(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 		KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
 		KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
+	} else if (mode == MCS_MODE_PERCPU_COUNTER) {
+		/* the counts beside the counter hold the batch, no reference */
+		KUNIT_EXPECT_EQ(test, (long)mcs_memcg_usage(memcg), counter_stock_pages(memcg));
+		KUNIT_EXPECT_GT(test, mcs_memcg_usage(memcg), 1UL);
+		KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
 	} else {
 		/* the old mode's stocks cache the batch and the objcg's page */
 		KUNIT_EXPECT_GT(test, mcs_memcg_usage(memcg), 1UL);
@@ -183,6 +202,9 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
 		    (READ_ONCE(cs->cached) == l->memcg ||
 		     READ_ONCE(cs->cached_objcg) == l->objcg))
 			return true;
+		if (mode != MCS_MODE_PERCPU_COUNTER &&
+		    atomic_read(per_cpu_ptr(l->memcg->counter_stock, cpu)))
+			return true;
 	}
 	return false;
 }
@@ -200,12 +222,14 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
 
 /*
  * the rotation: every mode, the benchmark's control between its two
- * neighbours, "decoupled-owner" from and to "decoupled" and from "none"
+ * neighbours, "decoupled-owner" from and to "decoupled" and from "none",
+ * "percpu-counter" from and to a design with per-CPU structs
  */
 static const enum mcs_stock_mode fence_modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_DECOUPLED,
 	MCS_MODE_COUPLED, MCS_MODE_COUPLED_NOIRQ, MCS_MODE_COUPLED,
 	MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_COUPLED_NOIRQ,
+	MCS_MODE_PERCPU_COUNTER, MCS_MODE_DECOUPLED, MCS_MODE_PERCPU_COUNTER,
 };
 
 static void mode_switch_is_a_fence(struct kunit *test)

@@ -166,7 +166,8 @@ static const char * const numbers[] = {
 static const char * const words[] = {
 	"1", "0", "all", "stop", "start", "page_counter", "stock", "task", "softirq",
 	"hardirq", "contexts", "bytes", "limit", "churn", "hotplug", "custom", "decoupled",
-	"coupled", "none", "coupled-noirq", "decoupled-owner", "objcg-atomic", "pages", "mixed",
+	"coupled", "none", "coupled-noirq", "decoupled-owner", "percpu-counter", "objcg-atomic",
+	"pages", "mixed",
 	"floor", "bytes-256", "bytes-1024", "bytes-3000", "bytes-64", "yes",
 	"no", "true", "on", "off",
 	"Y", "N", "ALL", "Stop", "all all", "1 1", "stop\n", "all\n",
@@ -185,10 +186,13 @@ static const char * const junk_keys[] = {
 	"memcgs=memcgs", "a", "_", "0",
 };
 
-static const char * const modes[] = { "decoupled", "coupled", "none", "decoupled-owner" };
+static const char * const modes[] = {
+	"decoupled", "coupled", "none", "decoupled-owner", "percpu-counter",
+};
+
 /* the bench also takes its control, which config refuses */
 static const char * const bench_modes[] = {
-	"decoupled", "coupled", "none", "coupled-noirq", "decoupled-owner",
+	"decoupled", "coupled", "none", "coupled-noirq", "decoupled-owner", "percpu-counter",
 };
 
 static const char * const workloads[] = {

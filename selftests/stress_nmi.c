@@ -117,7 +117,9 @@ static int run_nmi_case(const char *cas, const char *mode)
 	return ok;
 }
 
-static const char * const nmi_modes[] = { "decoupled", "coupled", "none", "decoupled-owner" };
+static const char * const nmi_modes[] = {
+	"decoupled", "coupled", "none", "decoupled-owner", "percpu-counter",
+};
 
 static void test_nmi_cases(void)
 {
