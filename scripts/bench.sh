@@ -112,6 +112,9 @@ run_uml() {
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+# the host's / is read-only here: only this run's directory is writable
+mount -t hostfs none "$MCS_U" -o "$MCS_U"
+mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug
 D=/sys/kernel/debug/memcg_stock
 echo "cpus=$(getconf _NPROCESSORS_ONLN)" >"$MCS_U/info.txt"
@@ -143,7 +146,7 @@ INIT
 	meta "$U" kernel=uml accel=uml icount=off smp="$ncpus" "load_before=$(cat /proc/loadavg)"
 	t0=$SECONDS
 	timeout -k 10 $((total * (ms + 2000) / 1000 + 300)) "$K/linux" mem=512M ncpus="$ncpus" \
-		seccomp=on uml_dir="$U/umldir" rootfstype=hostfs rootflags=/ rw \
+		seccomp=on uml_dir="$U/umldir" rootfstype=hostfs rootflags=/ ro \
 		init="$U/init.sh" MCS_U="$U" MCS_MODDIR="$M" </dev/null 2>&1 |
 		tee "$U/console.log" | grep --line-buffered '^bench \[' >&2 || true
 	meta "$U" "load_after=$(cat /proc/loadavg)" "seconds=$((SECONDS - t0))"

@@ -91,6 +91,10 @@ for k in "${kernels[@]}"; do
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+# the host's / is read-only here: only this kernel's directory is writable
+mount -t hostfs none "$MCS_D" -o "$MCS_D"
+mount -t tmpfs tmpfs /tmp
+cd "$MCS_D" || exit 1
 mount -t debugfs debugfs /sys/kernel/debug
 # only what follows the load counts (the UML boot has a known RCU report,
 # see kunit-uml.sh)
@@ -105,7 +109,7 @@ INIT
 		chmod +x "$d/init.sh"
 		mkdir -p "$d/umldir"
 		timeout -k 10 $((runs * 300 + 300 + fuzz_s * 2)) "$B/linux" mem=512M ncpus=2 seccomp=on \
-			uml_dir="$d/umldir" rootfstype=hostfs rootflags=/ rw init="$d/init.sh" \
+			uml_dir="$d/umldir" rootfstype=hostfs rootflags=/ ro init="$d/init.sh" \
 			MCS_MODDIR="$M" MCS_SOAK="$S/soak.sh" MCS_D="$d" MCS_FUZZ_BIN="$F/mcs_fuzz" \
 			</dev/null >"$d/console.log" 2>&1 || true
 		ok=0
