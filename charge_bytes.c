@@ -64,9 +64,9 @@ void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages,
 }
 
 /* A put of @mode's design, and the pages it gives back. */
-static void put_bytes(struct mcs_objcg *objcg, unsigned int nr_bytes, bool allow_uncharge,
-		      bool account, int acct, int nid, enum mcs_slab_item item,
-		      enum mcs_stock_mode mode)
+static __always_inline void put_bytes(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				      bool allow_uncharge, bool account, int acct, int nid,
+				      enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
 	unsigned int nr_pages;
 
@@ -188,8 +188,8 @@ static noinline void obj_uncharge_pages(struct mcs_objcg *objcg, int ret,
  * A byte uncharge, arguments checked, that the inline put did not take: a
  * mode without the decoupled stocks, or a busy one.
  */
-static noinline void obj_uncharge_other(struct mcs_objcg *objcg, unsigned int size,
-					enum mcs_stock_mode mode)
+static __always_inline void obj_uncharge_other(struct mcs_objcg *objcg, unsigned int size,
+					       enum mcs_stock_mode mode)
 {
 	put_bytes(objcg, size, true, false, 0, NUMA_NO_NODE, 0, mode);
 }

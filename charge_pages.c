@@ -32,10 +32,10 @@ static bool gfp_allows_spinning(gfp_t gfp)
  * Put @nr_pages of @memcg into the stock of @mode's design, or straight
  * back to the counters.  The put checks the mode fence in its section.
  */
-static void put_pages(struct mcs_memcg *memcg, unsigned int nr_pages, enum mcs_stock_mode mode)
+static __always_inline void put_pages(struct mcs_memcg *memcg, unsigned int nr_pages,
+				      enum mcs_stock_mode mode)
 {
-	if (!mcs_design_pages_put(mode, memcg, nr_pages))
-		mcs_memcg_uncharge_direct(memcg, nr_pages);
+	mcs_design_pages_put(mode, memcg, nr_pages);
 }
 
 /*
@@ -182,6 +182,13 @@ noinline void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_p
 		put_pages(memcg, nr_pages, mode);
 }
 
+/* An uncharge of a memcg but the root in a mode without the decoupled stocks. */
+static noinline void uncharge_pages_other(struct mcs_memcg *memcg, unsigned int nr_pages,
+					  enum mcs_stock_mode mode)
+{
+	put_pages(memcg, nr_pages, mode);
+}
+
 /* The put of the decoupled stocks is inline, as their take. */
 void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
@@ -196,6 +203,8 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 			if (likely(mcs_decoupled_pages_put_fast(memcg, nr_pages,
 								MCS_MODE_DECOUPLED_OWNER)))
 				return;
+		} else {
+			return uncharge_pages_other(memcg, nr_pages, mode);
 		}
 	}
 	mcs_uncharge_pages_mode(memcg, nr_pages, mode);

@@ -151,25 +151,27 @@ static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *
  * The refill of a page uncharge in mode @mode (coupled or coupled-noirq),
  * with the stock's own section as the mode fence: IRQs or preemption off
  * make it an RCU reader on !PREEMPT_RT, and the local lock's spinlock
- * opens an RCU section on PREEMPT_RT.  False, with nothing done, when the
- * stock cannot be used here or the mode read inside is another.
+ * opens an RCU section on PREEMPT_RT.  When the stock cannot be used here
+ * or the mode read inside is another, the pages go to the counters.
  */
-bool mcs_coupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+void mcs_coupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 			   enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	unsigned long flags;
 
 	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq))
-		return false;
+		goto uncharge;
 	coupled_lock(noirq, &flags);
 	if (!mcs_mode_fence_holds(mode)) {
 		coupled_unlock(noirq, flags);
-		return false;
+		goto uncharge;
 	}
 	__coupled_refill(this_cpu_ptr(&mcs_coupled_stock), memcg, nr_pages);
 	coupled_unlock(noirq, flags);
-	return true;
+	return;
+uncharge:
+	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 }
 
 /* ---- the obj part ------------------------------------------------------- */
@@ -298,12 +300,14 @@ coupled_obj_add(struct mcs_coupled_stock *stock, struct mcs_objcg *objcg,
 }
 
 /*
- * Refill @nr_bytes (and account @acct bytes when @account).  Returns the
- * number of whole pages the caller must uncharge after this returns.
+ * The body of a byte put: refill @nr_bytes (and account @acct bytes when
+ * @account).  Returns the number of whole pages the caller must uncharge
+ * after this returns.
  */
-unsigned int mcs_coupled_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
-				   bool allow_uncharge, bool account, int acct,
-				   int nid, enum mcs_slab_item item, enum mcs_stock_mode mode)
+static __always_inline unsigned int
+coupled_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes, bool allow_uncharge,
+		  bool account, int acct, int nid, enum mcs_slab_item item,
+		  enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	unsigned int nr_pages = 0;
@@ -326,6 +330,21 @@ bypass:
 	if (account)
 		mcs_objcg_mod_stat(objcg, nid, item, acct);
 	return nr_bytes >> PAGE_SHIFT;
+}
+
+unsigned int mcs_coupled_bytes_put_full(struct mcs_objcg *objcg, unsigned int nr_bytes,
+					bool allow_uncharge, bool account, int acct,
+					int nid, enum mcs_slab_item item, enum mcs_stock_mode mode)
+{
+	return coupled_bytes_put(objcg, nr_bytes, allow_uncharge, account, acct, nid, item,
+				 mode);
+}
+
+/* The put of a plain byte uncharge: whole pages may go back, no accounting. */
+unsigned int mcs_coupled_bytes_uncharge(struct mcs_objcg *objcg, unsigned int nr_bytes,
+					enum mcs_stock_mode mode)
+{
+	return coupled_bytes_put(objcg, nr_bytes, true, false, 0, NUMA_NO_NODE, 0, mode);
 }
 
 /* ---- drains ------------------------------------------------------------------ */

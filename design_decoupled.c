@@ -172,26 +172,28 @@ noinline void mcs_decoupled_refill_locked(struct mcs_memcg_stock *stock, struct 
 /*
  * The page put of the interface: @nr_pages of @memcg, already charged to
  * the counters, into this CPU's stock, in mode @mode ("decoupled" or
- * "decoupled-owner"), fenced inside its section.  False for a busy stock
- * (counted) or a refused fence: the caller uncharges the counters.
+ * "decoupled-owner"), fenced inside its section.  A busy stock (counted)
+ * or a refused fence sends them to the counters.
  */
-bool mcs_decoupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+void mcs_decoupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 			     enum mcs_stock_mode mode)
 {
 	if (nr_pages > MCS_CHARGE_BATCH)
-		return false;
+		goto uncharge;
 	if (!mcs_memcg_stock_trylock(mode)) {
 		mcs_memcg_trylock_fail(memcg, MCS_STOCK_MEMCG);
-		return false;
+		goto uncharge;
 	}
 	/* the section of "decoupled-owner" checked the fence already */
 	if (mode == MCS_MODE_DECOUPLED && !mcs_mode_fence_holds(mode)) {
 		mcs_memcg_stock_unlock(mode);
-		return false;
+		goto uncharge;
 	}
 	mcs_decoupled_refill_locked(this_cpu_ptr(&mcs_memcg_stock), memcg, nr_pages);
 	mcs_memcg_stock_unlock(mode);
-	return true;
+	return;
+uncharge:
+	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 }
 
 /* Runs on the stock's own CPU, in task context. */

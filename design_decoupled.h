@@ -33,7 +33,7 @@
 extern const struct mcs_design mcs_design_decoupled;
 
 /* design_decoupled.c: the interface (stock_designs.h) */
-bool mcs_decoupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+void mcs_decoupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 			     enum mcs_stock_mode mode);
 bool mcs_decoupled_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account,
 			      int nid, enum mcs_slab_item item, enum mcs_stock_mode mode);

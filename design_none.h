@@ -20,10 +20,10 @@ mcs_none_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages, enum mcs_sto
 	return MCS_TAKE_MISS;
 }
 
-static __always_inline bool mcs_none_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+static __always_inline void mcs_none_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 					       enum mcs_stock_mode mode)
 {
-	return false;
+	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 }
 
 static __always_inline bool mcs_none_bytes_take(struct mcs_objcg *objcg, unsigned int size,

@@ -59,28 +59,29 @@ static void count_drain(struct mcs_memcg *memcg, atomic_t *count)
 	}
 }
 
-bool mcs_percpu_counter_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+void mcs_percpu_counter_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 				  enum mcs_stock_mode mode)
 {
 	atomic_t *count;
 	int total;
 
 	if (!memcg->counter_stock || nr_pages > MCS_CHARGE_BATCH ||
-	    !READ_ONCE(memcg->online))
-		return false;
+	    !READ_ONCE(memcg->online)) {
+		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+		return;
+	}
 	count = raw_cpu_ptr(memcg->counter_stock);
 	/* fully ordered: the checks below come after the add */
 	total = atomic_add_return(nr_pages, count);
 	if (unlikely(!mcs_mode_fence_holds(mode) || !READ_ONCE(memcg->online))) {
 		count_drain(memcg, count);
-		return true;
+		return;
 	}
 	mcs_memcg_event(memcg, MCS_REFILL);
 	if (total > (int)MCS_CHARGE_BATCH) {
 		count_drain(memcg, count);
 		mcs_memcg_event(memcg, MCS_DRAIN);
 	}
-	return true;
 }
 
 bool mcs_percpu_counter_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account,

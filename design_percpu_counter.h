@@ -22,7 +22,7 @@ extern const struct mcs_design mcs_design_percpu_counter;
 enum mcs_stock_answer mcs_percpu_counter_pages_take(struct mcs_memcg *memcg,
 						    unsigned int nr_pages,
 						    enum mcs_stock_mode mode);
-bool mcs_percpu_counter_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+void mcs_percpu_counter_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 				  enum mcs_stock_mode mode);
 bool mcs_percpu_counter_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account,
 				   int nid, enum mcs_slab_item item, enum mcs_stock_mode mode);

@@ -10,9 +10,9 @@
  *	(counted by the design), MISS, FULL (no slot in a full stock) or
  *	BUSY (not counted: the caller counts it)
  *   mcs_<name>_pages_put(memcg, nr_pages, mode)
- *	put pages already charged into this CPU's stock; false (a busy
- *	stock, counted by the design, or a refused fence) means the caller
- *	uncharges them from the counters
+ *	put pages already charged into this CPU's stock; what the stock
+ *	refuses (busy, counted by the design, a refused fence, no room) the
+ *	design returns to the counters itself
  *   mcs_<name>_bytes_take(objcg, size, account, nid, item, mode)
  *	take bytes already charged, and account slab bytes when @account
  *   mcs_<name>_bytes_put(objcg, nr_bytes, allow_uncharge, account, acct,
@@ -103,13 +103,13 @@ mcs_design_pages_take(enum mcs_stock_mode mode, struct mcs_memcg *memcg, unsigne
 	return MCS_TAKE_MISS;
 }
 
-static __always_inline bool
+static __always_inline void
 mcs_design_pages_put(enum mcs_stock_mode mode, struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	switch ((int)mode) {
 	MCS_STOCK_DESIGNS(MCS_DESIGN_CASE_PAGES_PUT)
 	}
-	return false;
+	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 }
 
 static __always_inline bool
