@@ -113,8 +113,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 # the host's / is read-only here: only this run's directory is writable
+case $MCS_U in /tmp/*) ;; *) mount -t tmpfs tmpfs /tmp ;; esac
 mount -t hostfs none "$MCS_U" -o "$MCS_U"
-mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug
 D=/sys/kernel/debug/memcg_stock
 echo "cpus=$(getconf _NPROCESSORS_ONLN)" >"$MCS_U/info.txt"

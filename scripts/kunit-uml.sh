@@ -93,8 +93,11 @@ rec() { echo "$1=$2" >>"$res"; }
 up() { read -r u _ </proc/uptime; echo "${u%%.*}"; }
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+# a tmpfs /tmp, unless the results live below /tmp (it would hide them)
+case $R in /tmp/*) ;; *) mount -t tmpfs tmpfs /tmp ;; esac
 mount -t hostfs none "$R" -o "$R"
-mount -t tmpfs tmpfs /tmp
+mkdir -p "$R/tmp"
+export TMPDIR="$R/tmp"
 : >"$res"
 # the host outside the scratch tree must be out of reach
 if ( : >"$MCS_PROBE" ) 2>/dev/null; then rec write_outside 0; else rec write_outside 1; fi

@@ -92,8 +92,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 # the host's / is read-only here: only this kernel's directory is writable
+case $MCS_D in /tmp/*) ;; *) mount -t tmpfs tmpfs /tmp ;; esac
 mount -t hostfs none "$MCS_D" -o "$MCS_D"
-mount -t tmpfs tmpfs /tmp
 cd "$MCS_D" || exit 1
 mount -t debugfs debugfs /sys/kernel/debug
 # only what follows the load counts (the UML boot has a known RCU report,
