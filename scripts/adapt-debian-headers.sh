@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # adapt-debian-headers.sh BUILD: print a module build tree for Debian headers
 # tree BUILD (fetch-debian-kernel.sh's DIR/build) that this host's gcc can
 # use.  BUILD itself when the kernel was built by this gcc's version or an

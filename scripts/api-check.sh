@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # api-check.sh KDIR BUILD_DIR (called by lint.sh with Debian 6.12's headers
 # and the module built against them):
 # the layering and the API contract, checked on the built objects.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """bench-profile.py DIR BLOCKS: the tables of scripts/bench-profile.sh.
 
 DIR holds blocks.txt (the tbcount plugin's intervals), console.log (the

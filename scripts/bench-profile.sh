@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # bench-profile.sh (`make bench-profile`): where the instructions of one
 # charge+uncharge pair go, per function and per translation block, in
 # Debian 6.12 under qemu -icount shift=0 (one vCPU).

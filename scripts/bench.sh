@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # bench.sh (`make bench`): the A/B benchmark of the stock modes, through
 # debugfs "bench" (harness/bench.c), in two kinds of guests:
 #

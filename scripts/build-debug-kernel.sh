@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # build-debug-kernel.sh generic|rt|numa|kasan: build a small x86_64 debug kernel (KUnit,
 # lockdep, kmemleak, fault injection, CPU hotplug, SMP) from Debian's
 # linux-source-6.12 for the qemu runs of `make vmtest`.

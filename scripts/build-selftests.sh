@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # build-selftests.sh OUTDIR SRCTREE: compile every selftests/*.c into a static
 # binary OUTDIR/<name> through selftests/Makefile (OUTPUT=OUTDIR), with
 # kselftest.h from the kernel source tree SRCTREE (KSFT_DIR).

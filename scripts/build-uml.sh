@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # build-uml.sh: build (or reuse) the UML kernel for `make kunit` from
 # Debian's newest linux-source-7.* and the fragment scripts/configs/uml.config.
 # The build lives in $MCS_CACHE/uml/<key>, key = hash of the source tree name,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # check.sh (`make check`): every test stage, even after a failure, then one
 # closing line "N passed, N failed" (stages); non-zero on failure.
 #

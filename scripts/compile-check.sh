@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # compile-check.sh (`make compile-6.1`): build memcg_stock.ko with W=1 against
 # Debian bookworm's 6.1 headers and Debian's 6.12 amd64 and rt-amd64 headers.
 # Fails on any compiler, kernel-doc or modpost warning or error.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Install every Debian package the rig needs.  Idempotent: no apt call at
 # all when everything is already there.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # dkms-check.sh (`make dkms-check`): the packaging targets a user runs,
 # against Debian's extracted 6.12 headers, with nothing installed on the
 # host:

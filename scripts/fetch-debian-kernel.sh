@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # fetch-debian-kernel.sh KERNEL | --list: download one of Debian's prebuilt
 # kernels without installing anything on the host, and print the directory
 # it was unpacked into.  --list prints every KERNEL the private apt

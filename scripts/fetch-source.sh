@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # fetch-source.sh SERIES [VERSION]: download Debian's linux-source-SERIES
 # (SERIES "7" means the newest 7.x any configured suite offers), or exactly
 # that package VERSION when given, and unpack it once under the cache.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # kunit-uml.sh (`make kunit`): build or reuse the UML kernel (build-uml.sh),
 # build memcg_stock.ko + memcg_stock_test.ko and the selftests against it,
 # boot it with a hostfs root and a shell init that loads the modules (KUnit

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # mkinitramfs.sh OUT.cpio.gz MODDIR SELFTESTDIR [MODE]: a busybox-static
 # initramfs for the qemu test kernels, with memcg_stock.ko (and
 # memcg_stock_test.ko when MODDIR has it) and every executable in SELFTESTDIR

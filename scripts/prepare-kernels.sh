@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # prepare-kernels.sh: the first stage of `make check`: build or fetch every
 # kernel the test stages boot, before any of them boots one:
 #   - the UML kernel of kunit-uml.sh (build-uml.sh, the flavour of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # qemu-run.sh VMLINUZ INITRD LOG [SMP]: boot a kernel + initramfs under
 # qemu-system-x86_64 (KVM where /dev/kvm is usable, TCG otherwise) with the
 # serial console written to LOG; its first line names the accelerator.  CRs are stripped and every other byte but printable ASCII, tab and

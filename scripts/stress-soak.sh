@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # stress-soak.sh (`make soak`): N consecutive stress runs ("echo all > run",
 # every case of the harness's table) per kernel, in one boot each: UML and
 # the qemu kernels, then the fuzzer (selftests/mcs_fuzz) for longer than in

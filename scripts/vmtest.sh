@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # vmtest.sh (`make vmtest`): boot each test kernel under qemu (TCG, 2 vCPUs)
 # with an initramfs holding memcg_stock.ko (+ memcg_stock_test.ko where the
 # kernel has KUnit) and the selftests, then judge the serial log on the host.

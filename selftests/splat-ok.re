@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Kernel log lines that match a pattern of splat.re but are no splat: one
 # extended regular expression a line, comments start with #.  Read with
 # splat.re by selftests/run_tests.sh and scripts/lib.sh; MCS_SPLAT_BENIGN
