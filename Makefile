@@ -18,7 +18,7 @@ DESTDIR ?=
 DEPMOD ?= depmod
 
 .PHONY: all modules kdir-check help run_tests install uninstall dkms-install dkms-uninstall \
-	deps kunit vmtest compile-6.1 lint dkms-check check bench soak clean bench-running bench-profile
+	deps kunit vmtest compile-check compile-6.1 lint dkms-check check bench soak clean bench-running bench-profile
 
 all: modules
 
@@ -42,7 +42,7 @@ help:
 	@echo '  make bench-profile  where the instructions of one charge+uncharge pair go (TCG plugin)'
 	@echo '  make bench-running  as root: the benchmark on the running kernel, PMU counters where there are'
 	@echo '  make lint           checkpatch --strict, sparse, API and docs checks'
-	@echo '  make compile-6.1    W=1 compile check against Debian 6.1 and 6.12 headers'
+	@echo '  make compile-check  W=1 compile check against Debian 6.1, 6.12 and 6.12-rt headers (also: compile-6.1)'
 	@echo '  make dkms-check     dkms add + build against Debian 6.12 headers; make install DESTDIR= check'
 	@echo '  make deps           install the Debian packages the rig needs'
 	@echo '  make clean          remove every build product and .out/'
@@ -114,7 +114,7 @@ kunit: deps
 vmtest: deps
 	scripts/vmtest.sh
 
-compile-6.1: deps
+compile-check compile-6.1: deps
 	scripts/compile-check.sh
 
 lint: deps
