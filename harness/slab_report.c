@@ -2,7 +2,8 @@
 /*
  * debugfs "slab": the footprint of one memcg with kmalloc and with the
  * dedicated kmem_caches of slab_caches.c, for this machine's node count
- * (seed 002's table).  Part of the harness: it only reads the caches.
+ * (seed 002's table), and the per-CPU bytes that every memcg but the root
+ * carries for design percpu-counter.  Part of the harness: it only reads.
  */
 #include <linux/debugfs.h>
 #include <linux/nodemask.h>
@@ -63,6 +64,10 @@ static int slab_show(struct seq_file *m, void *v)
 		   nr_node_ids * kmalloc_size_roundup(pn_size),
 		   hwcache_stride(memcg_size) + nr_node_ids * hwcache_stride(pn_size),
 		   saved_memcg + (ssize_t)nr_node_ids * saved_pn, nr_node_ids);
+	/* the per-CPU stock of design percpu-counter, allocated with each memcg */
+	seq_printf(m, "per_memcg_per_cpu counter_stock=%zu possible_cpus=%u total=%zu\n",
+		   sizeof(atomic_t), num_possible_cpus(),
+		   sizeof(atomic_t) * num_possible_cpus());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(slab);

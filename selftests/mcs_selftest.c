@@ -142,7 +142,8 @@ int main(void)
 	ksft_test_result_pass("debugfs directory present\n");
 
 	ksft_test_result(!read_file("slab", buf, sizeof(buf)) &&
-			 strstr(buf, "mcs_memcg_per_node") && strstr(buf, "saved"),
+			 strstr(buf, "mcs_memcg_per_node") && strstr(buf, "saved") &&
+			 strstr(buf, "per_memcg_per_cpu counter_stock=4 "),
 			 "slab footprint report\n");
 
 	check_selftest("page_counter\n", "page_counter: PASS");
