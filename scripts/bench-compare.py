@@ -106,7 +106,7 @@ def figures(path):
 def sort_key(k):
     part, kernel, mode, wl, shared, clients, memcgs, load = k
     order = ["decoupled", "decoupled-owner", "coupled", "coupled-noirq", "none",
-             "objcg-atomic"]
+             "objcg-atomic", "percpu-counter"]
     return (part, kernel, wl, shared, int(clients or 0), int(memcgs or 0), load,
             order.index(mode) if mode in order else len(order), mode)
 

@@ -21,7 +21,7 @@ import statistics
 import subprocess
 import sys
 
-MODES = ["decoupled", "coupled", "coupled-noirq", "none", "decoupled-owner"]
+MODES = ["decoupled", "coupled", "coupled-noirq", "none", "decoupled-owner", "percpu-counter"]
 NOISY = 1.3
 KEYS = ("mode", "workload", "clients", "hardirq", "nmi", "shared", "memcgs")
 
@@ -49,7 +49,8 @@ def uses(mode, workload, rt=False):
     take and one to release (the rtmutex fast path), and
     local_lock_irqsave() disables no IRQs (coupled-noirq is coupled there).
     decoupled-owner takes a preempt pair and its owner byte (plain per-CPU
-    loads and stores) per section, on PREEMPT_RT too."""
+    loads and stores) per section, on PREEMPT_RT too.  percpu-counter's
+    bytes are the objcg-atomic leftover, as none's."""
     shared = workload.endswith("-shared")
     wl = workload.replace("-shared", "")
     if mode == "decoupled":
@@ -62,6 +63,13 @@ def uses(mode, workload, rt=False):
         return {"irqsave": 2}
     if mode == "coupled-noirq":
         return {"preempt": 2}
+    if mode == "percpu-counter" and wl == "pages":
+        # a cmpxchg to take from this CPU's count, an add to give back, and
+        # the two events' preempt pairs
+        u = {"atomic": 2, "preempt": 2}
+        if shared:
+            u["transfer"] = u["atomic"]
+        return u
     if wl == "pages":
         # "none": each of the 3 counter levels (memcg, bench parent, root)
         # charged and uncharged; the miss event takes a preempt pair
@@ -395,7 +403,8 @@ for k, runs in icount.items():
     emit(f"  memcgs per client (the fewer instructions of the boots; 1 client; 1-7 fit the 7 slots of each decoupled stock, "
          f"8-64 do not: a full stock admits a newcomer on one refill in 8; coupled caches one), instructions per pair, x = over memcgs=1:")
     emit(f"  {'memcgs':>6} | " + " ".join(f"{m + ' pages':>20} {m + ' bytes':>20}"
-                                       for m in MODES[:2]) + " | none pages  objcg-atomic bytes")
+                                       for m in MODES[:2]) +
+         " | none pages  objcg-atomic bytes | percpu-counter pages")
     for n in (1, 4, 7, 8, 16, 64):
         cells = []
         for m in MODES:
@@ -404,7 +413,7 @@ for k, runs in icount.items():
                 v1 = best(runs, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0, nmi="off")
                 cells.append(f"{v:8.1f} ({v / v1:4.2f}x)")
         emit(f"  {n:>6} | " + " ".join(f"{c:>20}" for c in cells[:4]) + " | " +
-             " ".join(cells[6:8]))
+             " ".join(cells[6:8]) + " | " + cells[10])
     emit("  (coupled-noirq and decoupled-owner rows are in the CSV)")
     sized = [wl for wl in ("bytes-256", "bytes-1024", "bytes-3000")
              if any(pick(rows, workload=wl) for rows, _ in runs)]

@@ -76,7 +76,7 @@ if [[ -n ${KERNEL:-} ]]; then
 	scale_kernels=${BENCH_SCALE_KERNELS-path+smp1 path+smp4}
 	wall_kernels=${BENCH_WALL_KERNELS-path}
 fi
-modes="decoupled decoupled-owner coupled coupled-noirq none"
+modes="decoupled decoupled-owner coupled coupled-noirq none percpu-counter"
 pmu=${BENCH_PMU:-}
 [[ -z $pmu ]] || bench_pmu_check "$pmu"
 stall=${BENCH_STALL_S:-300}
