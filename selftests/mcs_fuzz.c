@@ -94,6 +94,8 @@ static char keys[MAX_KEYS][32];
 static int nr_keys;
 static char saved_config[2048];
 static char saved_params[MAX_FILES][64];
+/* the parameter was read-only (set only at load) when found */
+static int saved_param_ro[MAX_FILES];
 static int nr_children = 4;
 static int seconds = 60;
 static int hang_s = 30;
@@ -1384,6 +1386,29 @@ static int load_params_changed(void)
 	return 0;
 }
 
+/*
+ * The read-only parameters as they were found, as the parameter string of
+ * a load: the verdict's reload brings the module back as found.
+ */
+static void saved_load_params(char *buf, size_t size)
+{
+	size_t len = 0;
+	int i, n;
+
+	buf[0] = '\0';
+	for (i = 0; i < nr_files; i++) {
+		if (!saved_param_ro[i] || !saved_params[i][0])
+			continue;
+		n = snprintf(buf + len, size - len, "%s%s=%.*s", len ? " " : "", files[i].name,
+			     (int)strcspn(saved_params[i], "\n"), saved_params[i]);
+		if (n < 0 || (size_t)n >= size - len) {
+			buf[len] = '\0';
+			break;
+		}
+		len += n;
+	}
+}
+
 static int restore_state(void)
 {
 	int i, ret = 0, r;
@@ -1479,7 +1504,7 @@ int main(int argc, char **argv)
 	struct fuzz_outcome o = { 0 };
 	struct mcs_counts base, after;
 	const char *s;
-	char buf[4096];
+	char buf[4096], found_params[512];
 	int i, ret, ok, reloaded, loaded;
 
 	ksft_print_header();
@@ -1527,9 +1552,13 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("cannot read the config\n");
 	discover_keys();
 	for (i = 0; i < nr_files; i++) {
+		struct stat st;
+
 		if (files[i].param && mcs_path_read(files[i].path, saved_params[i],
 						    sizeof(saved_params[i])) <= 0)
 			saved_params[i][0] = '\0';
+		saved_param_ro[i] = files[i].param && !stat(files[i].path, &st) &&
+				    !(st.st_mode & 0222);
 	}
 	buf[0] = '\0';
 	for (i = 0; i < nr_files; i++)
@@ -1595,9 +1624,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_children; i++)
 		reloaded += shm[i].insmod_ok + shm[i].rmmod_ok;
 	loaded = mcs_module_loaded(MOD_NAME);
+	saved_load_params(found_params, sizeof(found_params));
 	if (!loaded && ko) {
 		ksft_print_msg("%s was left unloaded: loading it\n", MOD_NAME);
-		for (i = 0; i < 20 && (ret = mcs_module_load(ko_path)); i++)
+		for (i = 0; i < 20 && (ret = mcs_module_load_params(ko_path, found_params)); i++)
 			mcs_msleep(200);
 		loaded = !ret;
 		reloaded++;
@@ -1608,7 +1638,8 @@ int main(int argc, char **argv)
 			       MOD_NAME);
 		for (i = 0; i < 20 && (ret = mcs_module_unload(MOD_NAME)) == -EAGAIN; i++)
 			mcs_msleep(200);
-		for (i = 0; !ret && i < 20 && (ret = mcs_module_load(ko_path)); i++)
+		for (i = 0; !ret && i < 20 &&
+		     (ret = mcs_module_load_params(ko_path, found_params)); i++)
 			mcs_msleep(200);
 		loaded = !ret;
 		reloaded++;
