@@ -65,11 +65,9 @@ def uses(mode, workload, rt=False):
         return {"preempt": 2}
     if mode == "percpu-counter" and wl == "pages":
         # a cmpxchg to take from this CPU's count, an add to give back, and
-        # the two events' preempt pairs
-        u = {"atomic": 2, "preempt": 2}
-        if shared:
-            u["transfer"] = u["atomic"]
-        return u
+        # the two events' preempt pairs; the counts are per CPU, so a shared
+        # memcg moves no line between CPUs in the steady state
+        return {"atomic": 2, "preempt": 2}
     if wl == "pages":
         # "none": each of the 3 counter levels (memcg, bench parent, root)
         # charged and uncharged; the miss event takes a preempt pair
