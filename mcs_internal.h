@@ -286,7 +286,6 @@ static inline void __mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_eve
 void mcs_memcg_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev);
 void mcs_memcg_trylock_fail(struct mcs_memcg *memcg, int kind);
 void mcs_objcg_trylock_fail(struct mcs_objcg *objcg);
-void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages);
 int mcs_memcg_unlink(struct mcs_memcg *memcg);
 int mcs_memcg_tree_init(int (*offline)(struct mcs_memcg *memcg));
 void mcs_memcg_tree_exit(void);
@@ -388,30 +387,10 @@ static inline void mcs_test_hook_at(enum mcs_test_hook where)
 }
 #endif
 
-/* "coupled" and its benchmark control "coupled-noirq" share one stock. */
-static inline bool mcs_mode_is_coupled(enum mcs_stock_mode mode)
-{
-	return mode == MCS_MODE_COUPLED || mode == MCS_MODE_COUPLED_NOIRQ;
-}
-
-/* "decoupled" and "decoupled-owner" share the decoupled stocks. */
+/* "decoupled" and "decoupled-owner" share the decoupled stocks (KUnit). */
 static inline bool mcs_mode_is_decoupled(enum mcs_stock_mode mode)
 {
 	return mode == MCS_MODE_DECOUPLED || mode == MCS_MODE_DECOUPLED_OWNER;
-}
-
-/*
- * Which stocks @mode fills: one of the modes that own them ("decoupled" or
- * "coupled"), or "none".  Two modes with the same answer share their data
- * under two exclusions.
- */
-static inline enum mcs_stock_mode mcs_mode_stocks(enum mcs_stock_mode mode)
-{
-	if (mcs_mode_is_decoupled(mode))
-		return MCS_MODE_DECOUPLED;
-	if (mcs_mode_is_coupled(mode))
-		return MCS_MODE_COUPLED;
-	return MCS_MODE_NONE;
 }
 
 int mcs_stock_set_bench_mode(enum mcs_stock_mode mode);

@@ -320,13 +320,6 @@ void mcs_memcg_stat(struct mcs_memcg *memcg, struct mcs_memcg_stat *stat)
 }
 EXPORT_SYMBOL_GPL(mcs_memcg_stat);
 
-/* Return pages straight to the counters, bypassing every stock. */
-void mcs_memcg_uncharge_direct(struct mcs_memcg *memcg, unsigned int nr_pages)
-{
-	if (nr_pages)
-		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
-}
-
 /*
  * The first half of an offline, under the tree lock: refused with -EBUSY
  * while @memcg has online children; else its objcgs go to the parent, it
