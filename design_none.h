@@ -31,11 +31,7 @@ static __always_inline bool mcs_none_bytes_take(struct mcs_objcg *objcg, unsigne
 						enum mcs_slab_item item,
 						enum mcs_stock_mode mode)
 {
-	if (!mcs_objcg_take_leftover(objcg, size))
-		return false;
-	if (account)
-		mcs_objcg_mod_stat(objcg, nid, item, size);
-	return true;
+	return mcs_objcg_atomic_take(objcg, size, account, nid, item);
 }
 
 /* Whole pages of the sum go back to the counters inside: none to return. */
@@ -44,9 +40,7 @@ mcs_none_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes, bool allow_un
 		   bool account, int acct, int nid, enum mcs_slab_item item,
 		   enum mcs_stock_mode mode)
 {
-	mcs_objcg_add_leftover(objcg, nr_bytes);
-	if (account)
-		mcs_objcg_mod_stat(objcg, nid, item, acct);
+	mcs_objcg_atomic_put(objcg, nr_bytes, account, acct, nid, item);
 	return 0;
 }
 

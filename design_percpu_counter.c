@@ -87,20 +87,14 @@ void mcs_percpu_counter_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages
 bool mcs_percpu_counter_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account,
 				   int nid, enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
-	if (!mcs_objcg_take_leftover(objcg, size))
-		return false;
-	if (account)
-		mcs_objcg_mod_stat(objcg, nid, item, size);
-	return true;
+	return mcs_objcg_atomic_take(objcg, size, account, nid, item);
 }
 
 unsigned int mcs_percpu_counter_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
 					  bool allow_uncharge, bool account, int acct, int nid,
 					  enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
-	mcs_objcg_add_leftover(objcg, nr_bytes);
-	if (account)
-		mcs_objcg_mod_stat(objcg, nid, item, acct);
+	mcs_objcg_atomic_put(objcg, nr_bytes, account, acct, nid, item);
 	return 0;
 }
 

@@ -480,6 +480,31 @@ void mcs_memcg_reparent_objcgs(struct mcs_memcg *memcg);
 void mcs_memcg_reparent_objcg_charges(struct mcs_memcg *memcg);
 long mcs_objcg_report_alive(struct mcs_memcg *memcg, long max);
 
+/*
+ * Bytes through the objcg's own atomic leftover, no per-CPU stock
+ * ("objcg-atomic"): the byte take and put of the designs that keep no
+ * bytes per CPU.  The put returns whole pages to the counters inside.
+ */
+static __always_inline bool mcs_objcg_atomic_take(struct mcs_objcg *objcg, unsigned int size,
+						  bool account, int nid,
+						  enum mcs_slab_item item)
+{
+	if (!mcs_objcg_take_leftover(objcg, size))
+		return false;
+	if (account)
+		mcs_objcg_mod_stat(objcg, nid, item, size);
+	return true;
+}
+
+static __always_inline void mcs_objcg_atomic_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
+						 bool account, int acct, int nid,
+						 enum mcs_slab_item item)
+{
+	mcs_objcg_add_leftover(objcg, nr_bytes);
+	if (account)
+		mcs_objcg_mod_stat(objcg, nid, item, acct);
+}
+
 /* slab_caches.c */
 int mcs_slab_init(void);
 void mcs_slab_exit(void);
