@@ -310,6 +310,33 @@ static void stock_root_never_cached(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), 0UL);
 }
 
+/*
+ * The contract of mcs_charge_pages(): a charge that races with the offline
+ * may be served from a slot the memcg still has on this CPU, and returns
+ * 0; one that the slot cannot serve gets -ENOENT.  The window (->online
+ * already false, the offline's drain not yet here) is held open by
+ * clearing ->online by hand.
+ */
+static void stock_offline_slot_still_serves(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	struct mcs_memcg_stock *stock;
+
+	migrate_disable();
+	stock = this_cpu_ptr(&mcs_memcg_stock);
+	KUNIT_ASSERT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 1), 0);
+	KUNIT_ASSERT_EQ(test, slot_pages(stock, memcg), MCS_CHARGE_BATCH - 1);
+	WRITE_ONCE(memcg->online, false);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 1), 0);
+	KUNIT_EXPECT_EQ(test, slot_pages(stock, memcg), MCS_CHARGE_BATCH - 2);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)MCS_CHARGE_BATCH);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, MCS_CHARGE_BATCH), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)MCS_CHARGE_BATCH);
+	WRITE_ONCE(memcg->online, true);
+	mcs_uncharge_pages(memcg, 2);
+	migrate_enable();
+}
+
 /* ---- rule 5 and 8: trylock failure, no IRQ disabling -------------------- */
 
 static void stock_trylock_held_falls_back(struct kunit *test)
@@ -337,6 +364,22 @@ static void stock_trylock_held_falls_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, event(memcg, MCS_TRYLOCK_FAIL), 3UL);
 	KUNIT_EXPECT_EQ(test, event(memcg, MCS_STOCK_HIT), 0UL);
 	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+}
+
+/* a busy stock records its trylock failure on the root as on any memcg */
+static void stock_root_trylock_fail_counted(struct kunit *test)
+{
+	struct mcs_memcg *root = mcs_root_memcg();
+	unsigned long fails = event(root, MCS_TRYLOCK_FAIL);
+	unsigned long usage = mcs_memcg_usage(root);
+
+	KUNIT_ASSERT_TRUE(test, local_trylock(&mcs_memcg_stock.lock));
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(root, GFP_NOWAIT, 1), 0);
+	local_unlock(&mcs_memcg_stock.lock);
+	KUNIT_EXPECT_EQ(test, event(root, MCS_TRYLOCK_FAIL), fails + 1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), usage + 1);
+	mcs_uncharge_pages(root, 1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(root), usage);
 }
 
 /* ---- rule 6: limits -------------------------------------------------------- */
@@ -831,12 +874,14 @@ static struct kunit_case memcg_stock_cases[] = {
 	KUNIT_CASE(stock_full_slot_holder_batches),
 	KUNIT_CASE(stock_root_never_cached),
 	KUNIT_CASE(stock_trylock_held_falls_back),
+	KUNIT_CASE(stock_root_trylock_fail_counted),
 	KUNIT_CASE(stock_limit_refusal_atomic),
 	KUNIT_CASE(stock_limit_drain_then_retry),
 	KUNIT_CASE(stock_drain_sync_subtree),
 	KUNIT_CASE(stock_drain_async),
 	KUNIT_CASE(stock_offline_refuses_and_drains),
 	KUNIT_CASE(stock_offline_order_refused),
+	KUNIT_CASE(stock_offline_slot_still_serves),
 	KUNIT_CASE(stock_charge_zero_pages_refused),
 	KUNIT_CASE(stock_null_memcg_refused),
 	KUNIT_CASE(stock_charge_stat_bad_item_refused),

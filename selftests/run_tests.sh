@@ -111,12 +111,15 @@ if [ -z "$runscript" ]; then
 		esac
 		selftests="$selftests ${t##*/}"
 	done
-	# load_faults last: the kernel's failure paths it provokes may leave one
-	# of the module's trace events broken for the rest of the boot (6.12 and
-	# 7.x, see splat-alloc.awk), which would fail mcs_trace after it
-	case " $selftests " in
-	*" load_faults "*) selftests="$(echo "$selftests" | sed 's/ load_faults//') load_faults" ;;
-	esac
+	# mcs_fuzz and load_faults last, in that order: both inject allocation
+	# failures into loads, and the kernel's failure paths may leave one of
+	# the module's trace events broken for the rest of the boot (6.12 and
+	# 7.x, see splat-alloc.awk), which would fail mcs_trace after them
+	for t in mcs_fuzz load_faults; do
+		case " $selftests " in
+		*" $t "*) selftests="$(echo " $selftests " | sed "s/ $t / /;s/ *$//") $t" ;;
+		esac
+	done
 	[ -n "$selftests" ] || skip_all "no selftest programs in $stdir: build them (make -C selftests)"
 else
 	[ -r "$runscript" ] || skip_all "no script $runscript"
