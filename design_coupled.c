@@ -113,7 +113,8 @@ enum mcs_stock_answer mcs_coupled_pages_take(struct mcs_memcg *memcg, unsigned i
 	enum mcs_stock_answer ret = MCS_TAKE_MISS;
 	unsigned long flags;
 
-	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq))
+	/* @nr_pages is 1..MCS_CHARGE_BATCH: the entry points checked */
+	if (!coupled_usable(noirq))
 		return MCS_TAKE_MISS;
 	mcs_test_hook_at(MCS_HOOK_COUPLED_ENTER);
 	coupled_lock(noirq, &flags);

@@ -36,7 +36,8 @@ enum mcs_stock_answer mcs_percpu_counter_pages_take(struct mcs_memcg *memcg,
 	atomic_t *count;
 	int old;
 
-	if (!memcg->counter_stock || nr_pages > MCS_CHARGE_BATCH)
+	/* @nr_pages is 1..MCS_CHARGE_BATCH: the entry points checked */
+	if (!memcg->counter_stock)
 		return MCS_TAKE_MISS;
 	count = raw_cpu_ptr(memcg->counter_stock);
 	old = atomic_read(count);

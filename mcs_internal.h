@@ -363,10 +363,14 @@ static __always_inline bool mcs_mode_fence_holds(enum mcs_stock_mode mode)
  *   MCS_HOOK_OBJ_PAGES      a byte refill of a decoupled design is about to
  *                           leave its section with pages to give back
  *                           (atomic: the section is held)
+ *   MCS_HOOK_DRAIN_REMOTE   an asynchronous drain is about to ask whether a
+ *                           remote CPU is isolated and queue its work; the
+ *                           two must be one RCU read-side section
  */
 enum mcs_test_hook {
 	MCS_HOOK_COUPLED_ENTER,
 	MCS_HOOK_OBJ_PAGES,
+	MCS_HOOK_DRAIN_REMOTE,
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)

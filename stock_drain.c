@@ -108,6 +108,7 @@ static void schedule_stock_drain(int cpu, int curcpu, unsigned long *flags,
 		return;
 	}
 	rcu_read_lock();
+	mcs_test_hook_at(MCS_HOOK_DRAIN_REMOTE);
 	if (!mcs_cpu_is_isolated(cpu) && !test_and_set_bit(FLUSHING_CACHED_CHARGE, flags))
 		queue_work_on(cpu, mcs_drain_wq, work);
 	rcu_read_unlock();

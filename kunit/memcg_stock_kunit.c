@@ -528,6 +528,47 @@ static void stock_drain_async(struct kunit *test)
 						  &per_cpu_ptr(&mcs_memcg_stock, cpu)->flags));
 }
 
+static atomic_t drain_remote_calls, drain_remote_outside_rcu;
+
+static void drain_remote_hook(enum mcs_test_hook where)
+{
+	if (where != MCS_HOOK_DRAIN_REMOTE)
+		return;
+	atomic_inc(&drain_remote_calls);
+	if (!rcu_read_lock_held())
+		atomic_inc(&drain_remote_outside_rcu);
+}
+
+/*
+ * The asynchronous drain asks whether a remote CPU is isolated and queues
+ * its work in one RCU read-side section: where the housekeeping mask can
+ * be replaced at run time it is RCU-protected, and lockdep would report
+ * the test outside one (only when a CPU is isolated, which no test kernel
+ * is; hence the hook).  Needs a second CPU and lockdep to mean anything:
+ * without lockdep, rcu_read_lock_held() always answers yes.
+ */
+static void stock_drain_async_remote_under_rcu(struct kunit *test)
+{
+	struct mcs_memcg *memcg = test_memcg(test, NULL);
+	int cpu;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second online CPU");
+	cpus_read_lock();
+	fill_all_cpus(test, memcg);
+	atomic_set(&drain_remote_calls, 0);
+	atomic_set(&drain_remote_outside_rcu, 0);
+	mcs_test_hook_set(drain_remote_hook);
+	mcs_drain_all_stock(memcg, false);
+	mcs_test_hook_set(NULL);
+	for_each_online_cpu(cpu)
+		flush_work(&per_cpu_ptr(&mcs_memcg_stock, cpu)->work);
+	cpus_read_unlock();
+	KUNIT_EXPECT_GE(test, atomic_read(&drain_remote_calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&drain_remote_outside_rcu), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+}
+
 static void stock_offline_refuses_and_drains(struct kunit *test)
 {
 	struct mcs_memcg *memcg = test_memcg(test, NULL);
@@ -879,6 +920,7 @@ static struct kunit_case memcg_stock_cases[] = {
 	KUNIT_CASE(stock_limit_drain_then_retry),
 	KUNIT_CASE(stock_drain_sync_subtree),
 	KUNIT_CASE(stock_drain_async),
+	KUNIT_CASE(stock_drain_async_remote_under_rcu),
 	KUNIT_CASE(stock_offline_refuses_and_drains),
 	KUNIT_CASE(stock_offline_order_refused),
 	KUNIT_CASE(stock_offline_slot_still_serves),

@@ -18,7 +18,10 @@
 # timed stress runs), so overlapping them cuts the wall time on 2 cores.
 # Each stage writes its own log, $MCS_OUT/check/<stage>.log; a line is
 # printed as each stage ends, and the whole log of every failed stage is
-# printed at the end, one after the other.
+# printed at the end, one after the other.  Then scripts/ran-nowhere.py
+# reads the results of every guest of the run: a test that all of them
+# skipped fails make check unless scripts/soak-only.txt names it (make soak
+# runs those); the list goes to $MCS_OUT/check/ran-nowhere.txt.
 # Every MCS_PROGRESS_SECONDS (default 30) a progress line names the stages
 # still running, the guests and their current test, the kernel builds with
 # their object count, each with its log (scripts/progress.sh); the end
@@ -131,6 +134,22 @@ times=
 for s in "${stages[@]}"; do times+=" ${s%.sh}=${dur[$s]}s${cpu[$s]:+/${cpu[$s]}cpu-s}"; done
 log "check: stage times (wall/CPU of the stage's processes):$times"
 mcs_progress_summary check "$L/.start"
+# the tests that every guest of this run skipped: each must be soak-only
+guests=()
+for d in "$MCS_OUT/uml" "$MCS_OUT"/vm/*/; do
+	[[ $d/console.log -nt $L/.start ]] && guests+=("$d")
+done
+if ((${#guests[@]})); then
+	if python3 "$here/ran-nowhere.py" --soak-only "$here/soak-only.txt" "${guests[@]}" \
+		> "$L/ran-nowhere.txt"; then
+		log "check: $(head -1 "$L/ran-nowhere.txt")"
+	else
+		sed 's/^/  /' "$L/ran-nowhere.txt" >&2
+		log "check: ran-nowhere FAILED: a test that every guest skipped is not soak-only (scripts/soak-only.txt)"
+		failed=$((failed + 1))
+		failures+=(ran-nowhere)
+	fi
+fi
 slow=$(for s in "${stages[@]}"; do echo "${dur[$s]} ${s%.sh}"; done | sort -rn | head -3 |
 	awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $2, $1 }')
 log "check: slowest stages: $slow"

@@ -807,7 +807,7 @@ static void test_fault_injection(void)
 	knobs_restore();
 	close(nfd);
 	ksft_test_result(!bad && nr_injected > 0 && points > 0,
-			 "fault injection nth=1..%u: %d faults fired, each write succeeded or failed with ENOMEM (%d bad)\n",
+			 "fault injection: nth=1..%u: %d faults fired, each write succeeded or failed with ENOMEM (%d bad)\n",
 			 last, nr_injected, bad);
 	ksft_test_result(bench_passes(FAULT_BENCH), "after fault injection: a normal bench passes\n");
 	ksft_test_result(counts_back(&before),

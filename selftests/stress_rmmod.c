@@ -153,7 +153,7 @@ static void test_unload_with_cpu_offline(void)
 	ok = ok && !ret && mcs_case_block(results, "contexts", block, sizeof(block)) &&
 	     mcs_block_ok(block, "done") && !mcs_get_counts(&after) &&
 	     mcs_counts_same(&before, &after) && mcs_kmsg_clean(kmsg);
-	ksft_test_result(ok, "rmmod with CPU %d offline, insmod, CPU back: clean (%d)\n",
+	ksft_test_result(ok, "rmmod with a CPU offline: CPU %d, insmod, CPU back: clean (%d)\n",
 			 cpu, ret);
 }
 
@@ -196,7 +196,7 @@ static void test_unload_racing_hotplug(void)
 		ok = ok && !ret;
 	}
 	ok = ok && mcs_module_loaded("memcg_stock") && mcs_kmsg_clean(kmsg);
-	ksft_test_result(ok, "rmmod and insmod racing CPU %d down/up cycles, %d rounds (%d)\n",
+	ksft_test_result(ok, "rmmod racing CPU hotplug: CPU %d down/up cycles, %d rounds (%d)\n",
 			 cpu, round, ret);
 }
 
