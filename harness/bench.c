@@ -1024,12 +1024,18 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 
 static ssize_t bench_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
-	char out[BENCH_RESULT_MAX];
+	ssize_t ret;
+	char *out;
 
+	/* a copy off the stack: the line is over 1 KiB */
 	mutex_lock(&bench_result_lock);
-	strscpy(out, bench_result, sizeof(out));
+	out = kstrdup(bench_result, GFP_KERNEL);
 	mutex_unlock(&bench_result_lock);
-	return simple_read_from_buffer(ubuf, count, ppos, out, strlen(out));
+	if (!out)
+		return -ENOMEM;
+	ret = simple_read_from_buffer(ubuf, count, ppos, out, strlen(out));
+	kfree(out);
+	return ret;
 }
 
 static const struct file_operations bench_fops = {

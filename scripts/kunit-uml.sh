@@ -134,8 +134,9 @@ for d in /sys/kernel/debug/kunit/*/; do
 done
 
 if [ $rc -eq 0 ]; then
-	# load_faults last (selftests/run_tests.sh says why)
-	for t in $(ls "$MCS_SELFTESTS"/* | grep -v '/load_faults$') "$MCS_SELFTESTS/load_faults"; do
+	# mcs_fuzz, then load_faults last (selftests/run_tests.sh says why)
+	for t in $(ls "$MCS_SELFTESTS"/* | grep -v -e '/load_faults$' -e '/mcs_fuzz$') \
+		"$MCS_SELFTESTS/mcs_fuzz" "$MCS_SELFTESTS/load_faults"; do
 		[ -f "$t" ] && [ -x "$t" ] || continue
 		n=${t##*/}
 		say "selftest $n"
