@@ -417,4 +417,5 @@ const struct mcs_design mcs_design_coupled = {
 	.name = "coupled",
 	.kinds = coupled_kinds,
 	.batches = true,
+	.memcgs_per_cpu = 1,
 };

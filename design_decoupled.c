@@ -576,6 +576,7 @@ const struct mcs_design mcs_design_decoupled = {
 	.name = "decoupled",
 	.kinds = decoupled_kinds,
 	.batches = true,
+	.memcgs_per_cpu = NR_MEMCG_STOCK,
 };
 
 /**

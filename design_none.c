@@ -13,4 +13,5 @@ const struct mcs_design mcs_design_none = {
 	.name = "none",
 	.kinds = none_kinds,
 	.batches = false,
+	.memcgs_per_cpu = 0,
 };

@@ -120,5 +120,6 @@ const struct mcs_design mcs_design_percpu_counter = {
 	.name = "percpu-counter",
 	.kinds = percpu_counter_kinds,
 	.batches = true,
+	.memcgs_per_cpu = UINT_MAX,
 	.drain_memcg = percpu_counter_drain_memcg,
 };

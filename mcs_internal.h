@@ -312,6 +312,7 @@ int mcs_drain_init(void);
 void mcs_drain_exit(void);
 void mcs_stocks_cpu_dead(unsigned int cpu);
 void mcs_drain_note_mode(enum mcs_stock_mode mode);
+unsigned long mcs_stock_page_bound(enum mcs_stock_mode mode, unsigned long nr_memcgs);
 
 /* deferred.c: releases handed over from NMI, frees in flight */
 extern atomic_t mcs_pending_frees;
@@ -453,6 +454,10 @@ static inline struct work_struct *mcs_stock_work(const struct mcs_stock_kind *ki
  * @kinds: its kinds of per-CPU stock, NULL-terminated, bytes first
  * @batches: a page charge that misses charges a whole batch and puts the
  *	surplus into the stock (false: exact charges, no stock of pages)
+ * @memcgs_per_cpu: memcgs whose pages one CPU's page stock holds at once,
+ *	at most MCS_CHARGE_BATCH pages each once an operation completes (0:
+ *	no page stock; UINT_MAX: a stock per memcg, no limit); with the CPU
+ *	count it bounds the charge that the stocks strand
  * @drain_memcg: for a design whose stocks live in the memcgs rather than
  *	in per-CPU structs (no kinds): empty @memcg's stock of @cpu, or of
  *	every CPU when @cpu < 0, from any CPU, lock-free; the drains walk
@@ -462,6 +467,7 @@ struct mcs_design {
 	const char *name;
 	const struct mcs_stock_kind *const *kinds;
 	bool batches;
+	unsigned int memcgs_per_cpu;
 	void (*drain_memcg)(struct mcs_memcg *memcg, int cpu);
 };
 

@@ -13,7 +13,7 @@
  * clients=1..256 [1],
  * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000 [pages],
  * hardirq=0|1 [0], nmi=0|1 [0],
- * shared=0|1 [0], memcgs=1..64 [1] (clients x memcgs at most 1024),
+ * shared=0|1 [0], memcgs=1..256 [1] (clients x memcgs at most 1024),
  * duration_ms=1..10000 [200], pmu=off|hw|sw [off].
  * "coupled-noirq" is a control that exists only here: the coupled stock
  * with preempt_disable() in place of its IRQ toggles (design_coupled.c).
@@ -111,7 +111,7 @@
 #define BENCH_RESULT_MAX	1024
 /* the pmu fields of a result line */
 #define BENCH_PMU_MAX		128
-#define BENCH_MAX_MEMCGS	64
+#define BENCH_MAX_MEMCGS	256
 #define BENCH_MAX_MEMCG_TOTAL	1024
 /* iterations of each primitive-cost loop */
 #define BENCH_PRIM_LOOPS	20000
@@ -809,6 +809,7 @@ static void bench_report(struct bench_run *run)
 	unsigned int i, active = min(run->p.clients, num_online_cpus());
 	unsigned long fails, hits, misses, refills, irq_misses, irq_fails;
 	u64 ops = run->ops, ns = run->ns, fires = 0, nmi_ops = 0, nmi_sent = 0;
+	unsigned long stranded = 0, bound;
 	char pmu[BENCH_PMU_MAX];
 	bool ok = true;
 	int cpu;
@@ -825,6 +826,15 @@ static void bench_report(struct bench_run *run)
 		nmi_sent += run->irq[cpu].nmi_sent;
 	}
 
+	/*
+	 * Nothing is live: every page still charged is held by a stock (the
+	 * charge the stocks strand), next to the most its design can hold.
+	 */
+	for (i = 0; i < run->p.clients * run->p.memcgs; i++)
+		stranded += mcs_memcg_usage(run->memcgs[i]);
+	stranded += mcs_memcg_usage(run->irq_memcg);
+	bound = mcs_stock_page_bound(run->p.mode, run->p.clients * run->p.memcgs + 1);
+
 	/* invariants: nothing live, so after a drain only leftovers remain */
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	for (i = 0; i < run->p.clients * run->p.memcgs; i++)
@@ -834,13 +844,14 @@ static void bench_report(struct bench_run *run)
 	mcs_bench_pmu_format(&run->pmu, ops, pmu, sizeof(pmu));
 
 	snprintf(run->result, sizeof(run->result),
-		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu errors=%ld %s %s verdict=%s\n",
+		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu stranded_pages=%lu stranded_bound=%lu errors=%ld %s %s verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
 		 run->p.hardirq, run->nmi, run->p.shared, run->p.memcgs,
 		 run->p.duration_ms, num_online_cpus(), ops, ns,
 		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
 		 ops ? ns * active / ops : 0, run->irq_ops, fires, irq_misses, irq_fails,
-		 nmi_sent, nmi_ops, hits, misses, fails, refills, run->errors, run->prims, pmu,
+		 nmi_sent, nmi_ops, hits, misses, fails, refills, stranded, bound, run->errors,
+		 run->prims, pmu,
 		 ok ? "PASS" : "FAIL");
 }
 

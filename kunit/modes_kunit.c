@@ -150,33 +150,33 @@ static void mode_switch_drains(struct kunit *test)
  * mode and filling a stock.
  */
 struct fence_load {
+	struct kunit *test;
 	struct mcs_memcg *memcg;
 	struct mcs_objcg *objcg;
-	atomic_t errors;
+	int rounds;
+	int bad;
 };
 
-static int fence_load_fn(void *arg)
+/*
+ * One unit of the load, from task, softirq and hardirq on every CPU: a
+ * page charge of 1 to 3 pages, and an object of 200 bytes or of more than
+ * two pages, which overflows an obj stock slot (OBJ_STOCK_HIGH) so that its
+ * uncharge gives pages back from inside the byte section.
+ */
+static bool fence_load_one(void *arg, u32 *seed, enum mcs_load_ctx ctx)
 {
 	struct fence_load *l = arg;
-	unsigned long i = 0;
+	gfp_t gfp = ctx == LOAD_TASK ? GFP_KERNEL : GFP_ATOMIC;
+	unsigned int n = 1 + mcs_load_next(seed) % 3;
+	size_t size = mcs_load_next(seed) & 1 ? 200 : 2 * PAGE_SIZE + 200;
 
-	while (!kthread_should_stop()) {
-		if (mcs_charge_pages(l->memcg, GFP_KERNEL, 1 + i % 3))
-			atomic_inc(&l->errors);
-		else
-			mcs_uncharge_pages(l->memcg, 1 + i % 3);
-		if (mcs_obj_charge(l->objcg, GFP_KERNEL, 200))
-			atomic_inc(&l->errors);
-		else
-			mcs_obj_uncharge(l->objcg, 200);
-		/* a real preemption point, even where cond_resched() is empty */
-		if (!(++i & 15)) {
-			preempt_disable();
-			preempt_enable();
-			cond_resched();
-		}
-	}
-	return 0;
+	if (mcs_charge_pages(l->memcg, gfp, n))
+		return false;
+	mcs_uncharge_pages(l->memcg, n);
+	if (mcs_obj_charge(l->objcg, gfp, size))
+		return false;
+	mcs_obj_uncharge(l->objcg, size);
+	return true;
 }
 
 /* Does a stock other than @mode's cache the test's memcg or objcg? */
@@ -232,43 +232,64 @@ static const enum mcs_stock_mode fence_modes[] = {
 	MCS_MODE_PERCPU_COUNTER, MCS_MODE_DECOUPLED, MCS_MODE_PERCPU_COUNTER,
 };
 
-static void mode_switch_is_a_fence(struct kunit *test)
+/* The switches, from the test thread while the load runs (mcs_run_load()). */
+static void fence_switches(void *arg)
 {
 	unsigned long deadline = jiffies + FENCE_BUDGET_S * HZ;
-	struct fence_load l = { };
-	struct task_struct *t[8];
-	int i, n, where, round, bad = 0;
+	struct fence_load *l = arg;
+	int i, where, round;
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_restore_mode, NULL), 0);
-	l.memcg = mcs_test_memcg(test, NULL);
-	l.objcg = mcs_test_objcg(test, l.memcg);
-	n = mcs_test_kthreads(test, fence_load_fn, &l, 2, t, ARRAY_SIZE(t), "mcs_fence/%u");
-
-	for (round = 0; round < FENCE_ROUNDS && !bad; round++) {
+	for (round = 0; round < FENCE_ROUNDS && !l->bad; round++) {
 		enum mcs_stock_mode mode = fence_modes[round % ARRAY_SIZE(fence_modes)];
 
 		if (round >= FENCE_MIN_ROUNDS && time_after(jiffies, deadline))
 			break;
 
-		KUNIT_ASSERT_EQ(test, mcs_stock_set_bench_mode(mode), 0);
+		/* no assertion here: the load must be stopped by mcs_run_load() */
+		if (mcs_stock_set_bench_mode(mode)) {
+			l->bad++;
+			KUNIT_FAIL(l->test, "round %d: switch to %s refused", round,
+				   mcs_stock_mode_name(mode));
+			break;
+		}
 		if (mode == MCS_MODE_COUPLED_NOIRQ)
 			mode = MCS_MODE_COUPLED;	/* the same stock */
 		/* watch a while: a stale refill may come late */
-		for (i = 0; i < 20 && !bad; i++) {
-			if (other_mode_holds(&l, mode, &where)) {
-				bad++;
-				KUNIT_FAIL(test, "round %d: mode %s, cpu %d: another mode's stock",
-					   round, mcs_stock_mode_name(mode), where);
+		for (i = 0; i < 20 && !l->bad; i++) {
+			if (other_mode_holds(l, mode, &where)) {
+				l->bad++;
+				KUNIT_FAIL(l->test, "round %d: mode %s, cpu %d: %s", round,
+					   mcs_stock_mode_name(mode), where,
+					   "another mode's stock holds the load's");
 			}
 			usleep_range(20, 40);
 		}
 	}
-	kunit_info(test, "%d mode switches, %d loader threads\n", round, n);
-	for (i = 0; i < n; i++)
-		kthread_stop(t[i]);
-	KUNIT_EXPECT_EQ(test, atomic_read(&l.errors), 0);
+	l->rounds = round;
+}
+
+/*
+ * Every switch is a fence: once mcs_stock_set_bench_mode() returns, no
+ * stock but the new mode's holds anything of the load, whose charges come
+ * from task, softirq and hardirq context on every CPU meanwhile (objects
+ * large enough to give pages back from inside their section among them),
+ * and nothing is lost.
+ */
+static void mode_switch_is_a_fence(struct kunit *test)
+{
+	struct fence_load l = { .test = test };
+	struct mcs_load_result res;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_restore_mode, NULL), 0);
+	l.memcg = mcs_test_memcg(test, NULL);
+	l.objcg = mcs_test_objcg(test, l.memcg);
+	mcs_run_load(test, fence_load_one, &l, 200, fence_switches, &res);
+	kunit_info(test, "%d mode switches under load\n", l.rounds);
+	KUNIT_EXPECT_EQ(test, res.errors, 0L);
+	KUNIT_EXPECT_GT(test, res.ops[LOAD_HARDIRQ], 0L);
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(l.memcg), 0UL);
+	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(l.objcg), 0U);
 }
 
 /* ---- coupled-noirq <-> coupled: never both at once ---------------------- */
@@ -539,40 +560,53 @@ static void mode_hotplug_drains_dead_cpu(struct kunit *test)
 
 /*
  * The dead-CPU drain of the coupled stock runs in a task that is neither
- * pinned nor atomic: the hotplug control task on kernels that do not run
- * it in a pinned kworker, and module exit for CPUs that are offline.  A
- * page of bytes in the obj part (100 bytes charged and uncharged leave
- * exactly PAGE_SIZE) must go to the counters without touching the
- * current CPU's data: on kernels with DEBUG_PREEMPT a this_cpu_ptr() here
- * is a "using smp_processor_id() in preemptible" report.  The drain runs
- * on the stock of an online CPU here, which is safe only because nothing
- * else charges in coupled mode during the case.
+ * pinned nor atomic, on another CPU than the stock's: the hotplug control
+ * task on kernels that do not run it in a pinned kworker, and module exit
+ * for CPUs that are offline.  A page of bytes in the obj part (100 bytes
+ * charged and uncharged leave exactly PAGE_SIZE) must go to the counters,
+ * not into the stock of the CPU the drain runs on.  The bytes are charged
+ * on the last online CPU and its stock is drained from the first; that
+ * stock is online, which is safe only because nothing else charges in
+ * coupled mode during the case.
  */
+static long coupled_charge_here(void *arg)
+{
+	struct mcs_objcg *objcg = arg;
+	struct mcs_coupled_stock *stock = this_cpu_ptr(&mcs_coupled_stock);
+
+	if (!mcs_obj_charge(objcg, GFP_KERNEL, 100))
+		mcs_obj_uncharge(objcg, 100);
+	return READ_ONCE(stock->cached_objcg) == objcg ? READ_ONCE(stock->nr_bytes) : 0;
+}
+
 static void coupled_dead_drain_unpinned(struct kunit *test)
 {
-	struct mcs_coupled_stock *stock;
 	struct mcs_memcg *memcg;
 	struct mcs_objcg *objcg;
-	unsigned int cached_bytes;
-	int cpu;
+	int cpu, here, target;
 
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second online CPU to drain from");
 	mcs_test_use_mode(test, MCS_MODE_COUPLED);
 	memcg = mcs_test_memcg(test, NULL);
 	objcg = mcs_test_objcg(test, memcg);
 
-	migrate_disable();
-	cpu = smp_processor_id();
-	stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
-	if (!mcs_obj_charge(objcg, GFP_KERNEL, 100))
-		mcs_obj_uncharge(objcg, 100);
-	cached_bytes = READ_ONCE(stock->cached_objcg) == objcg ? READ_ONCE(stock->nr_bytes) : 0;
-	migrate_enable();
-
-	KUNIT_EXPECT_EQ(test, cached_bytes, (unsigned int)PAGE_SIZE);
+	cpus_read_lock();
+	here = cpumask_first(cpu_online_mask);
+	target = cpumask_last(cpu_online_mask);
+	KUNIT_EXPECT_EQ(test, work_on_cpu(target, coupled_charge_here, objcg), (long)PAGE_SIZE);
+	/* this task stays on @here, preemptible */
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)), 0);
 	KUNIT_EXPECT_TRUE(test, preemptible());
-	mcs_coupled_stock_drain_dead(cpu);
-	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(stock->cached_objcg), (struct mcs_objcg *)NULL);
-	KUNIT_EXPECT_PTR_EQ(test, READ_ONCE(stock->cached), (struct mcs_memcg *)NULL);
+	mcs_coupled_stock_drain_dead(target);
+	cpus_read_unlock();
+
+	for_each_possible_cpu(cpu) {
+		struct mcs_coupled_stock *stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
+
+		KUNIT_EXPECT_PTR_NE_MSG(test, READ_ONCE(stock->cached), memcg, "cpu %d", cpu);
+		KUNIT_EXPECT_PTR_NE_MSG(test, READ_ONCE(stock->cached_objcg), objcg, "cpu %d", cpu);
+	}
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
 	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);

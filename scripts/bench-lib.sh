@@ -23,7 +23,7 @@ icount_jobs() {
 	local n=$1 c m wl d="duration_ms=$ims"
 	echo "mode=decoupled clients=1 workload=floor $d"
 	for wl in pages bytes; do
-		for m in 1 4 7 8 16 64; do emit "clients=1 workload=$wl memcgs=$m $d"; done
+		for m in 1 4 7 8 16 64 256; do emit "clients=1 workload=$wl memcgs=$m $d"; done
 		c=2
 		while ((c <= 4 * n)); do emit "clients=$c workload=$wl $d"; c=$((c * 2)); done
 		((n < 2)) || emit "clients=$n workload=$wl shared=1 $d"

@@ -399,11 +399,11 @@ for k, runs in icount.items():
 
     emit()
     emit(f"  memcgs per client (the fewer instructions of the boots; 1 client; 1-7 fit the 7 slots of each decoupled stock, "
-         f"8-64 do not: a full stock admits a newcomer on one refill in 8; coupled caches one), instructions per pair, x = over memcgs=1:")
+         f"8-256 do not: a full stock admits a newcomer on one refill in 8; coupled caches one), instructions per pair, x = over memcgs=1:")
     emit(f"  {'memcgs':>6} | " + " ".join(f"{m + ' pages':>20} {m + ' bytes':>20}"
                                        for m in MODES[:2]) +
          " | none pages  objcg-atomic bytes | percpu-counter pages")
-    for n in (1, 4, 7, 8, 16, 64):
+    for n in (1, 4, 7, 8, 16, 64, 256):
         cells = []
         for m in MODES:
             for wl in ("pages", "bytes"):
@@ -438,6 +438,25 @@ for k, runs in icount.items():
                         max(int(r["ops"]), 1)
                 cells.append(f"{v:8.1f} {moves:5.2f} moves")
             emit(f"  {wl:<10} | " + " ".join(f"{c:>21}" for c in cells))
+    # the charge the stocks strand when a workload ends (first boot)
+    if any("stranded_pages" in r for r in runs[0][0]):
+        emit()
+        emit("  charge stranded in the stocks when the workload ends: pages still charged with "
+             "nothing live (first boot) / the most")
+        emit("  the design's page stocks hold here (vCPUs x memcgs each CPU's stock holds x "
+             "batch 64; byte stocks come on top); cl: clients, mc: memcgs per client")
+        for wl in ("pages", "bytes"):
+            emit(f"  {wl:<6} cl  mc | " + " ".join(f"{label(m, wl)[:14]:>14}" for m in MODES))
+            for c, n in [(1, 1), (1, 7), (1, 8), (1, 64), (1, 256), (2, 1), (4, 1), (8, 1)]:
+                cells = []
+                for m in MODES:
+                    rs = pick(runs[0][0], workload=wl, mode=m, clients=c, memcgs=n, hardirq=0,
+                              nmi="off")
+                    ok = rs and "stranded_pages" in rs[0]
+                    cells.append(f"{rs[0]['stranded_pages']}/{rs[0]['stranded_bound']}"
+                                 if ok else "-")
+                if any(x != "-" for x in cells):
+                    emit(f"  {'':<6}{c:>3} {n:>3} | " + " ".join(f"{x:>14}" for x in cells))
     # the in-kernel counters of the first boot, where its jobs asked for them
     rows0, by0, seen0 = runs[0][0], {}, []
     for r in rows0:
@@ -704,7 +723,7 @@ with open(os.path.join(outdir, "bench.txt"), "w") as f:
 CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "shared",
             "clients", "memcgs", "hardirq", "nmi", "duration_ms", "ops", "ns",
             "insns_per_pair", "cycles_model", "mops", "ns_per_op", "hits", "misses",
-            "trylock_fail", "refills", "irq_fires", "irq_ops", "irq_misses", "irq_trylock_fail", "nmi_sent",
+            "trylock_fail", "refills", "stranded_pages", "stranded_bound", "irq_fires", "irq_ops", "irq_misses", "irq_trylock_fail", "nmi_sent",
             "nmi_ops", "errors", "prim_irqsave_ns", "prim_preempt_ns", "prim_trylock_ns",
             "prim_atomic_ns", "pmu", "pmu_want", "pmu_error", "pmu_cpus", "pmu_insns_per_pair",
             "pmu_cycles_per_pair", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair",

@@ -80,7 +80,7 @@ static const struct bad_write bad_bench[] = {
 	{ "mode=coupled_noirq", "duration_ms=5 mode=coupled_noirq" },
 	{ "mode=coupled-noirq twice", "duration_ms=5 mode=coupled-noirq mode=coupled" },
 	{ "memcgs=0", "duration_ms=5 memcgs=0" },
-	{ "memcgs=65", "duration_ms=5 memcgs=65" },
+	{ "memcgs=257", "duration_ms=5 memcgs=257" },
 	{ "memcgs=-1", "duration_ms=5 memcgs=-1" },
 	{ "clients x memcgs over 1024", "duration_ms=5 clients=17 memcgs=64" },
 	{ "nmi=2", "duration_ms=5 nmi=2" },
