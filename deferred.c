@@ -77,10 +77,20 @@ void __mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_defe
 }
 EXPORT_SYMBOL_NS_GPL(__mcs_defer_release, MCS_NS);
 
+/**
+ * mcs_defer_release() - hand a release over from NMI context
+ * @d: the object's deferral node
+ * @release: finishes the release later, in a context that is not NMI
+ *
+ * __mcs_defer_release() with the irq_work queued when this CPU is online,
+ * which is every case but an NMI on a CPU going down.  Any context.
+ * Exported into MCS_NS for the KUnit case that checks that choice.
+ */
 void mcs_defer_release(struct mcs_deferred *d, void (*release)(struct mcs_deferred *d))
 {
 	__mcs_defer_release(d, release, cpu_online(smp_processor_id()));
 }
+EXPORT_SYMBOL_NS_GPL(mcs_defer_release, MCS_NS);
 
 /**
  * mcs_deferred_releases() - releases handed over from NMI since load

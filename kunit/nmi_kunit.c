@@ -566,11 +566,24 @@ static void deferred_probe_release(struct mcs_deferred *d)
 	container_of(d, struct deferred_probe, d)->ran++;
 }
 
+/* Did the release run @want times within @ms, with nobody flushing it? */
+static bool probe_ran_within(struct deferred_probe *p, int want, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (READ_ONCE(p->ran) < want && time_before(jiffies, end))
+		usleep_range(100, 200);
+	return READ_ONCE(p->ran) >= want;
+}
+
 /*
  * An NMI on a CPU that has left the online mask queues no irq_work (it
  * would stay pending there while the CPU is offline, and stall every later
  * release): the release waits on the list, and the next irq_work,
  * mcs_wait_for_frees() or the hotplug callback of the CPU's death runs it.
+ * On an online CPU, mcs_defer_release() queues the irq_work, and the
+ * release runs by itself; it would not if the choice were wrong or the
+ * irq_work had been left pending by the first half.
  */
 static void nmi_release_deferred_off_online_cpu(struct kunit *test)
 {
@@ -585,8 +598,12 @@ static void nmi_release_deferred_off_online_cpu(struct kunit *test)
 	/* still on the list otherwise: it must not be queued a second time */
 	KUNIT_ASSERT_EQ(test, p->ran, 1);
 
-	/* the irq_work is not left pending: the next release goes through */
-	__mcs_defer_release(&p->d, deferred_probe_release, true);
+	/* this CPU is online: the choice queues the irq_work */
+	migrate_disable();
+	mcs_defer_release(&p->d, deferred_probe_release);
+	migrate_enable();
+	KUNIT_EXPECT_TRUE_MSG(test, probe_ran_within(p, 2, 2000),
+			      "release not run within 2 s: no irq_work queued, or one left pending");
 	mcs_wait_for_frees();
 	KUNIT_EXPECT_EQ(test, p->ran, 2);
 }

@@ -17,6 +17,12 @@ true of this tree.  Checks README.md, docs/*.md and CHANGELOG.md and fails
     not define, and an environment variable (MCS_*, VM_*, SOAK_*, BENCH_*,
     QEMU_*, CHECK_*, or NAME= in code) that no script, selftest or Makefile
     reads and no source defines;
+  - a measured figure typed by hand: in README.md's "Results in brief",
+    docs/design.md and docs/benchmark.md outside their generated blocks, a
+    figure (a decimal with two or more integer digits, such as 117.4, or a
+    ratio such as 1.24x) that no generated block of docs/benchmark.md (the
+    tables of make bench, the profile of make bench-profile) contains: the
+    claim was typed, or the run it came from is no longer the one shown;
   - docs/testing.md's table of environment variables: a row no script reads,
     or a variable the scripts read with a default (${NAME:-...} and the
     like, os.environ in Python, NAME ?= in the Makefile) that has no row.
@@ -56,6 +62,7 @@ REFLINK_RE = re.compile(r"^\s*\[[^\]]+\]:\s*(\S+)")
 CODESPAN_RE = re.compile(r"(`+)(.+?)\1")
 MAKE_RE = re.compile(r"(?:^|[\s;&|(])make((?:[ \t]+[^\s;&|)]+)*)")
 GEN_BEGIN_RE = re.compile(r"<!--\s*([\w-]+):begin\s*-->")
+FIGURE_RE = re.compile(r"(?<![\w.])(?:\d{2,}\.\d+|\d+\.\d+x)(?![\w.])")
 
 
 def read(path):
@@ -239,6 +246,29 @@ class Checker:
                 else:
                     break
 
+    def check_figures(self):
+        """Figures in prose must come from a generated block of benchmark.md."""
+        bench = os.path.join(TREE, "docs", "benchmark.md")
+        if not os.path.isfile(bench):
+            return
+        generated = "\n".join(line for _, line, _, gen in lines_of(read(bench)) if gen)
+        for name, section in (("README.md", "## Results in brief"),
+                              ("docs/design.md", None), ("docs/benchmark.md", None)):
+            path = os.path.join(TREE, name)
+            if not os.path.isfile(path):
+                continue
+            inside = section is None
+            for n, line, code, gen in lines_of(read(path)):
+                if section is not None and line.startswith("## "):
+                    inside = line.strip() == section
+                if not inside or gen:
+                    continue
+                for m in FIGURE_RE.finditer(line):
+                    if m.group(0) not in generated:
+                        self.error(path, n, "figure %s is in no generated block of "
+                                   "docs/benchmark.md (typed by hand, or from another run)"
+                                   % m.group(0))
+
     def check_file(self, path):
         text = read(path)
         history = os.path.basename(path) != "CHANGELOG.md"
@@ -291,6 +321,7 @@ def main():
             c.error(path, 0, "missing")
             continue
         c.check_file(path)
+    c.check_figures()
     testing = os.path.join(TREE, "docs", "testing.md")
     if os.path.isfile(testing):
         c.check_env_table(testing)

@@ -5,6 +5,11 @@ into docs/benchmark.md, between the lines <!-- bench:begin --> and
 <!-- bench:end -->, so that the published tables are always a run's own
 output, never typed.
 
+update-bench-docs.py --profile [PROFILE]: the same for the profile of the
+last `make bench-profile` (PROFILE, default $MCS_OUT/profile/profile.txt),
+between <!-- profile:begin --> and <!-- profile:end -->: the decoupled page
+pair with its functions and hottest blocks, then every job per function.
+
 REPORT defaults to bench-results/latest/bench.txt, the report of the newest
 run (bench-report.py); the run's facts (date, commit, command, host,
 duration, settings) come from the env.txt beside the report, or, for a
@@ -35,7 +40,85 @@ def meta(path):
     return facts
 
 
+def replace_block(begin, end, block):
+    with open(DOC) as f:
+        doc = f.read()
+    b, e = doc.find(begin), doc.find(end)
+    if b < 0 or e < b or doc.count(begin) != 1 or doc.count(end) != 1:
+        sys.exit("update-bench-docs: %s needs exactly one %s ... %s block" % (DOC, begin, end))
+    new = doc[:b] + block + doc[e + len(end):]
+    if new != doc:
+        with open(DOC, "w") as f:
+            f.write(new)
+
+
+def profile_sections(text):
+    """{job title: [lines]} of a bench-profile report, in order."""
+    secs, cur = {}, None
+    for line in text.split("\n"):
+        if line.startswith("== "):
+            cur = line
+            secs[cur] = []
+        elif cur is not None and line.strip():
+            secs[cur].append(line)
+    return secs
+
+
+def profile_block(path):
+    import datetime
+    import re
+    with open(path) as f:
+        secs = profile_sections(f.read())
+    date = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+    head = [t for t in secs if "mode=decoupled workload=pages" in t]
+    if not head:
+        sys.exit("update-bench-docs: no decoupled page pair in %s" % path)
+    lines = secs[head[0]]
+    nblocks = sum(1 for x in lines[lines.index(next(x for x in lines if x.startswith("insns/pair execs"))):]) - 1
+    shown = []
+    for x in lines:
+        shown.append(x)
+        if x.startswith("insns/pair execs"):
+            break
+    blocks = lines[len(shown):]
+    shown += blocks[:12]
+    jobs = []
+    for title, body in secs.items():
+        m = re.match(r"== (?:mode=(\S+) )?workload=(\S+): ([\d.]+) instructions per pair", title)
+        if not m:
+            continue
+        name = "floor" if m.group(2) == "floor" else "%s %s" % (m.group(1), m.group(2))
+        fns, loop = [], 0.0
+        for x in body:
+            f = re.match(r"\s*(-?[\d.]+)\s+-?[\d.]+%\s+(\S+) \[memcg_stock\]$", x)
+            if not f:
+                continue
+            n, fn = float(f.group(1)), f.group(2)
+            if fn.startswith("bench_client_fn") or fn.startswith("bench_op"):
+                loop += n
+            elif n >= 1:
+                fns.append("`%s` %.0f" % (fn, n))
+        jobs.append("%s %s (%s)" % (name, m.group(3), ", ".join(fns + ["the loop %.0f" % loop])))
+    import textwrap
+    per_fn = textwrap.fill("The same run, per function only (instructions per pair; the loop is "
+                           "`bench_client_fn` and `bench_op`): %s." % "; ".join(jobs), 76)
+    return ("<!-- profile:begin -->\n"
+            "A profile of the decoupled page pair: `make bench-profile` with the default\n"
+            "jobs, Debian 6.12 generic (`deb-amd64`), %s; the first 12 blocks of %d\n"
+            "(the whole report goes to `.out/profile/profile.txt`):\n\n```\n%s\n%s\n```\n\n"
+            "%s\n<!-- profile:end -->"
+            % (date.strftime("%Y-%m-%d"), nblocks, head[0], "\n".join(shown), per_fn))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--profile":
+        out = os.environ.get("MCS_OUT") or os.path.join(TREE, ".out")
+        path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(out, "profile", "profile.txt")
+        if not os.path.exists(path):
+            sys.exit("update-bench-docs: no profile (%s): run `make bench-profile` first" % path)
+        replace_block("<!-- profile:begin -->", "<!-- profile:end -->", profile_block(path))
+        print("update-bench-docs: %s updated from %s" % (os.path.relpath(DOC, TREE), path))
+        return
     report = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(TREE, "bench-results", "latest", "bench.txt")
     out = os.environ.get("MCS_OUT") or os.path.join(TREE, ".out")
@@ -57,15 +140,7 @@ def main():
         head += " (" + "; ".join(facts) + ")"
     block = "%s\n%s.\n\n```text\n%s\n```\n%s" % (BEGIN, head, text, END)
 
-    with open(DOC) as f:
-        doc = f.read()
-    b, e = doc.find(BEGIN), doc.find(END)
-    if b < 0 or e < b or doc.count(BEGIN) != 1 or doc.count(END) != 1:
-        sys.exit("update-bench-docs: %s needs exactly one %s ... %s block" % (DOC, BEGIN, END))
-    new = doc[:b] + block + doc[e + len(END):]
-    if new != doc:
-        with open(DOC, "w") as f:
-            f.write(new)
+    replace_block(BEGIN, END, block)
     print("update-bench-docs: %s updated from %s" % (os.path.relpath(DOC, TREE), report))
 
 
