@@ -603,9 +603,11 @@ static void coupled_dead_drain_unpinned(struct kunit *test)
 
 	for_each_possible_cpu(cpu) {
 		struct mcs_coupled_stock *stock = per_cpu_ptr(&mcs_coupled_stock, cpu);
+		struct mcs_objcg *cached_objcg = READ_ONCE(stock->cached_objcg);
+		struct mcs_memcg *cached = READ_ONCE(stock->cached);
 
-		KUNIT_EXPECT_PTR_NE_MSG(test, READ_ONCE(stock->cached), memcg, "cpu %d", cpu);
-		KUNIT_EXPECT_PTR_NE_MSG(test, READ_ONCE(stock->cached_objcg), objcg, "cpu %d", cpu);
+		KUNIT_EXPECT_PTR_NE_MSG(test, cached, memcg, "cpu %d caches the memcg", cpu);
+		KUNIT_EXPECT_PTR_NE_MSG(test, cached_objcg, objcg, "cpu %d caches the objcg", cpu);
 	}
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
