@@ -55,7 +55,7 @@ MCS_EXPORT_PER_CPU_NS(mcs_coupled_stock);
  * consume misses, refills go to the counters.
  * In "coupled-noirq" only task context may use it (see above).
  */
-static bool coupled_usable(bool noirq)
+static __always_inline bool coupled_usable(bool noirq)
 {
 	if (in_nmi())
 		return false;
@@ -63,6 +63,12 @@ static bool coupled_usable(bool noirq)
 		return in_task();
 	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !in_hardirq();
 }
+
+/*
+ * The entry points below call their body with the mode as a constant, one
+ * copy per mode of this design, so that the tests of @noirq and the fence's
+ * comparison fold at compile time.
+ */
 
 /* The critical section: IRQs off, or only preemption in "coupled-noirq". */
 static __always_inline void coupled_lock(bool noirq, unsigned long *flags)
@@ -105,8 +111,8 @@ static void coupled_drain_memcg(struct mcs_coupled_stock *stock)
  * coupled-noirq), read by the caller outside any section: the fence in the
  * section refuses a stock that the other exclusion may guard by now.
  */
-enum mcs_stock_answer mcs_coupled_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages,
-					     enum mcs_stock_mode mode)
+static __always_inline enum mcs_stock_answer
+coupled_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages, enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	struct mcs_coupled_stock *stock;
@@ -127,6 +133,14 @@ enum mcs_stock_answer mcs_coupled_pages_take(struct mcs_memcg *memcg, unsigned i
 	}
 	coupled_unlock(noirq, flags);
 	return ret;
+}
+
+enum mcs_stock_answer mcs_coupled_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages,
+					     enum mcs_stock_mode mode)
+{
+	if (mode == MCS_MODE_COUPLED_NOIRQ)
+		return coupled_pages_take(memcg, nr_pages, MCS_MODE_COUPLED_NOIRQ);
+	return coupled_pages_take(memcg, nr_pages, MCS_MODE_COUPLED);
 }
 
 /* Caller holds the lock. */
@@ -155,8 +169,8 @@ static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *
  * opens an RCU section on PREEMPT_RT.  When the stock cannot be used here
  * or the mode read inside is another, the pages go to the counters.
  */
-void mcs_coupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
-			   enum mcs_stock_mode mode)
+static __always_inline void coupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+					      enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	unsigned long flags;
@@ -173,6 +187,15 @@ void mcs_coupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 	return;
 uncharge:
 	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
+}
+
+void mcs_coupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
+			   enum mcs_stock_mode mode)
+{
+	if (mode == MCS_MODE_COUPLED_NOIRQ)
+		coupled_pages_put(memcg, nr_pages, MCS_MODE_COUPLED_NOIRQ);
+	else
+		coupled_pages_put(memcg, nr_pages, MCS_MODE_COUPLED);
 }
 
 /* ---- the obj part ------------------------------------------------------- */
@@ -246,9 +269,9 @@ static void coupled_account(struct mcs_coupled_stock *stock, struct mcs_objcg *o
 }
 
 /* The byte take of mode @mode, fenced as mcs_coupled_pages_take(). */
-bool mcs_coupled_bytes_take(struct mcs_objcg *objcg, unsigned int nr_bytes,
-			    bool account, int nid, enum mcs_slab_item item,
-			    enum mcs_stock_mode mode)
+static __always_inline bool coupled_bytes_take(struct mcs_objcg *objcg, unsigned int nr_bytes,
+					       bool account, int nid, enum mcs_slab_item item,
+					       enum mcs_stock_mode mode)
 {
 	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
 	struct mcs_coupled_stock *stock;
@@ -269,6 +292,16 @@ bool mcs_coupled_bytes_take(struct mcs_objcg *objcg, unsigned int nr_bytes,
 	}
 	coupled_unlock(noirq, flags);
 	return ret;
+}
+
+bool mcs_coupled_bytes_take(struct mcs_objcg *objcg, unsigned int nr_bytes,
+			    bool account, int nid, enum mcs_slab_item item,
+			    enum mcs_stock_mode mode)
+{
+	if (mode == MCS_MODE_COUPLED_NOIRQ)
+		return coupled_bytes_take(objcg, nr_bytes, account, nid, item,
+					  MCS_MODE_COUPLED_NOIRQ);
+	return coupled_bytes_take(objcg, nr_bytes, account, nid, item, MCS_MODE_COUPLED);
 }
 
 /*
@@ -337,15 +370,22 @@ unsigned int mcs_coupled_bytes_put_full(struct mcs_objcg *objcg, unsigned int nr
 					bool allow_uncharge, bool account, int acct,
 					int nid, enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
+	if (mode == MCS_MODE_COUPLED_NOIRQ)
+		return coupled_bytes_put(objcg, nr_bytes, allow_uncharge, account, acct, nid,
+					 item, MCS_MODE_COUPLED_NOIRQ);
 	return coupled_bytes_put(objcg, nr_bytes, allow_uncharge, account, acct, nid, item,
-				 mode);
+				 MCS_MODE_COUPLED);
 }
 
 /* The put of a plain byte uncharge: whole pages may go back, no accounting. */
 unsigned int mcs_coupled_bytes_uncharge(struct mcs_objcg *objcg, unsigned int nr_bytes,
 					enum mcs_stock_mode mode)
 {
-	return coupled_bytes_put(objcg, nr_bytes, true, false, 0, NUMA_NO_NODE, 0, mode);
+	if (mode == MCS_MODE_COUPLED_NOIRQ)
+		return coupled_bytes_put(objcg, nr_bytes, true, false, 0, NUMA_NO_NODE, 0,
+					 MCS_MODE_COUPLED_NOIRQ);
+	return coupled_bytes_put(objcg, nr_bytes, true, false, 0, NUMA_NO_NODE, 0,
+				 MCS_MODE_COUPLED);
 }
 
 /* ---- drains ------------------------------------------------------------------ */
