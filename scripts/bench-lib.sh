@@ -67,7 +67,7 @@ running_jobs() {
 		for wl in pages bytes; do
 			c=1
 			while ((c <= max)); do emit "clients=$c workload=$wl $d"; c=$((c * 2)); done
-			for m in 4 7 8 16 64; do emit "clients=1 workload=$wl memcgs=$m $d"; done
+			for m in 4 7 8 16 64 256; do emit "clients=1 workload=$wl memcgs=$m $d"; done
 			((n < 2)) || emit "clients=$((n > 256 ? 256 : n)) workload=$wl shared=1 $d"
 			emit "clients=$((n > 256 ? 256 : n)) workload=$wl hardirq=1 $d"
 			emit "clients=$((n > 256 ? 256 : n)) workload=$wl nmi=1 $d"
