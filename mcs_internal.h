@@ -367,11 +367,15 @@ static __always_inline bool mcs_mode_fence_holds(enum mcs_stock_mode mode)
  *   MCS_HOOK_DRAIN_REMOTE   an asynchronous drain is about to ask whether a
  *                           remote CPU is isolated and queue its work; the
  *                           two must be one RCU read-side section
+ *   MCS_HOOK_OWNER_ENTER    an operation of "decoupled-owner" read the mode
+ *                           and is about to enter the memcg stock's owner
+ *                           section (any context)
  */
 enum mcs_test_hook {
 	MCS_HOOK_COUPLED_ENTER,
 	MCS_HOOK_OBJ_PAGES,
 	MCS_HOOK_DRAIN_REMOTE,
+	MCS_HOOK_OWNER_ENTER,
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)

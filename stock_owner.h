@@ -98,8 +98,10 @@ static __always_inline void mcs_owner_unlock(u8 __percpu *owner)
  */
 static __always_inline bool mcs_memcg_stock_trylock(enum mcs_stock_mode mode)
 {
-	if (mode == MCS_MODE_DECOUPLED_OWNER)
+	if (mode == MCS_MODE_DECOUPLED_OWNER) {
+		mcs_test_hook_at(MCS_HOOK_OWNER_ENTER);
 		return mcs_owner_trylock(&mcs_memcg_stock.owner, &mcs_memcg_stock.lock);
+	}
 	return local_trylock(&mcs_memcg_stock.lock);
 }
 

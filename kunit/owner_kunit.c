@@ -412,11 +412,57 @@ static void owner_section_checks_mode_and_lock(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, in_owner);
 }
 
+static struct task_struct *owner_hook_task;
+
+static void owner_hook_clear(void *unused)
+{
+	mcs_test_hook_set(NULL);
+}
+
+/* Once, in the test's task: the mode changes before the section is entered. */
+static void owner_switch_before_section(enum mcs_test_hook where)
+{
+	if (where != MCS_HOOK_OWNER_ENTER || !in_task() || current != owner_hook_task)
+		return;
+	owner_hook_task = NULL;
+	mcs_stock_test_mode_write(MCS_MODE_DECOUPLED);
+}
+
+/*
+ * The contract of mcs_charge_pages(): a section of "decoupled-owner"
+ * refused because the mode changed between the operation's read of it and
+ * the section is counted as a trylock failure, and the charge still
+ * succeeds, through the counters.
+ */
+static void owner_refused_by_mode_counts_trylock_fail(struct kunit *test)
+{
+	struct mcs_memcg *memcg;
+	unsigned long fails;
+	int ret;
+
+	mcs_test_use_mode(test, MCS_MODE_DECOUPLED_OWNER);
+	memcg = mcs_test_memcg(test, NULL);
+	fails = trylock_fails(memcg);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, owner_hook_clear, NULL), 0);
+	owner_hook_task = current;
+	mcs_test_hook_set(owner_switch_before_section);
+	migrate_disable();
+	ret = mcs_charge_pages(memcg, GFP_KERNEL, 1);
+	migrate_enable();
+	mcs_test_hook_set(NULL);
+	KUNIT_EXPECT_PTR_EQ(test, owner_hook_task, (struct task_struct *)NULL);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_GT(test, trylock_fails(memcg), fails);
+	if (!ret)
+		mcs_uncharge_pages(memcg, 1);
+}
+
 static struct kunit_case owner_cases[] = {
 	KUNIT_CASE_PARAM(owner_preempted_holder_falls_back, owner_stock_gen_params),
 	KUNIT_CASE_PARAM(owner_drain_waits_for_holder, owner_stock_gen_params),
 	KUNIT_CASE(owner_hardirq_falls_back),
 	KUNIT_CASE(owner_section_checks_mode_and_lock),
+	KUNIT_CASE(owner_refused_by_mode_counts_trylock_fail),
 	{}
 };
 
