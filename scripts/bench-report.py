@@ -394,7 +394,8 @@ for k, runs in icount.items():
                  f"{diffs[int(len(diffs) * 0.9)][0] * 100:.2f} %")
             for d, r, x, y in diffs:
                 if d > 0.02:
-                    emit(f"  ! differs by {d * 100:.0f} %: {r['mode']} {wlname(r)} clients="
+                    emit(f"  ! differs by {d * 100:.0f} %: {label(r['mode'], r['workload'])} "
+                         f"{wlname(r)} clients="
                          f"{r['clients']} memcgs={r['memcgs']}: {x:.1f} / {y:.1f}")
 
     emit()
@@ -530,7 +531,8 @@ if not vrows:
 for k, runs in icount.items():
     rows = runs[0][0]
     emit()
-    emit(f"== Interrupt load, {k} (icount: rates per 10^9 instructions of the guest) ==")
+    emit(f"== Interrupt load, {k} (icount: rates per 10^9 instructions of the guest; "
+         f"miss/1000: memcg stock misses per 1000 charge pairs in interrupt context) ==")
     emit(f"  {'load':<8} {'workload':<6} {'mode':<14} | {'insns/pair':>10} {'irq/s':>8} "
          f"{'miss/1000':>9} {'trylock fails':>13} | {'nmi':<11} {'nmi/s':>7}")
     for r in rows:
@@ -539,7 +541,9 @@ for k, runs in icount.items():
         load_ = "hardirq" if r["hardirq"] == "1" else "nmi"
         ns = int(r["ns"])
         fires, nmi_ops = int(r["irq_fires"]), int(r["nmi_ops"])
-        events = int(r["irq_ops"]) // 4 if load_ == "hardirq" else nmi_ops
+        # misses per 1000 interrupt-context pairs, for both loads (a timer
+        # fire runs several pairs, an NMI one)
+        events = int(r["irq_ops"]) if load_ == "hardirq" else nmi_ops
         miss = int(r["irq_misses"]) * 1000 / events if events else float("nan")
         emit(f"  {load_:<8} {r['workload']:<6} {label(r['mode'], r['workload']):<14} | "
              f"{insns(r):>10.1f} "
@@ -625,7 +629,7 @@ for k, ((rows, meta), (rrows, rmeta)) in wall.items():
                 continue
             nm = rs[0]["nmi"]
             if rest[2] == "1":
-                ev = [int(r["irq_ops"]) // 4 for r in rs]
+                ev = [int(r["irq_ops"]) for r in rs]
                 rate = [int(r["irq_fires"]) * 1e9 / int(r["ns"]) for r in rs]
             else:
                 ev = [int(r["nmi_ops"]) for r in rs]
