@@ -809,7 +809,7 @@ static void bench_report(struct bench_run *run)
 	unsigned int i, active = min(run->p.clients, num_online_cpus());
 	unsigned long fails, hits, misses, refills, irq_misses, irq_fails;
 	u64 ops = run->ops, ns = run->ns, fires = 0, nmi_ops = 0, nmi_sent = 0;
-	unsigned long stranded = 0, bound;
+	unsigned long stranded, bound;
 	char pmu[BENCH_PMU_MAX];
 	bool ok = true;
 	int cpu;
@@ -830,9 +830,7 @@ static void bench_report(struct bench_run *run)
 	 * Nothing is live: every page still charged is held by a stock (the
 	 * charge the stocks strand), next to the most its design can hold.
 	 */
-	for (i = 0; i < run->p.clients * run->p.memcgs; i++)
-		stranded += mcs_memcg_usage(run->memcgs[i]);
-	stranded += mcs_memcg_usage(run->irq_memcg);
+	stranded = mcs_memcg_usage(run->parent);	/* every memcg of the run is below it */
 	bound = mcs_stock_page_bound(run->p.mode, run->p.clients * run->p.memcgs + 1);
 
 	/* invariants: nothing live, so after a drain only leftovers remain */

@@ -62,6 +62,12 @@ void mcs_test_use_mode(struct kunit *test, enum mcs_stock_mode mode)
 	KUNIT_ASSERT_EQ(test, mcs_stock_get_mode(), mode);
 }
 
+/* A case's action: no test hook once it ends, whatever it hit. */
+void mcs_test_hook_clear(void *unused)
+{
+	mcs_test_hook_set(NULL);
+}
+
 struct leak_ctx {
 	long underflows;
 	long memcgs;

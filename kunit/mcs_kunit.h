@@ -20,6 +20,7 @@ int mcs_test_leak_check_init(struct kunit *test);
 void mcs_test_mode_desc(const enum mcs_stock_mode *m, char *desc);
 void mcs_test_restore_mode(void *unused);
 void mcs_test_use_mode(struct kunit *test, enum mcs_stock_mode mode);
+void mcs_test_hook_clear(void *unused);
 int mcs_test_kthreads(struct kunit *test, int (*fn)(void *arg), void *arg,
 		      unsigned int per_cpu, struct task_struct **t, unsigned int max,
 		      const char *name);

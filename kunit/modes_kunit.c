@@ -390,11 +390,6 @@ struct fence_hook {
 
 static struct fence_hook *fence_hook_arg;
 
-static void fence_hook_clear(void *unused)
-{
-	mcs_test_hook_set(NULL);
-}
-
 /*
  * At the window of a coupled consume (mode read, section not entered yet):
  * the switch to "coupled" completes, and the new mode's stock is filled
@@ -430,7 +425,7 @@ static void coupled_consume_is_fenced(struct kunit *test)
 	memcg = mcs_test_memcg(test, NULL);
 	h.memcg = memcg;
 	fence_hook_arg = &h;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fence_hook_clear, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_hook_clear, NULL), 0);
 
 	/* the hook sleeps (a mode switch): stay on this CPU, preemptible */
 	migrate_disable();
@@ -484,7 +479,7 @@ static void obj_pages_leave_with_their_design(struct kunit *test)
 	memcg = mcs_test_memcg(test, NULL);
 	objcg = mcs_test_objcg(test, memcg);
 	fence_hook_arg = &h;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fence_hook_clear, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_hook_clear, NULL), 0);
 
 	migrate_disable();
 	cpu = smp_processor_id();

@@ -414,11 +414,6 @@ static void owner_section_checks_mode_and_lock(struct kunit *test)
 
 static struct task_struct *owner_hook_task;
 
-static void owner_hook_clear(void *unused)
-{
-	mcs_test_hook_set(NULL);
-}
-
 /* Once, in the test's task: the mode changes before the section is entered. */
 static void owner_switch_before_section(enum mcs_test_hook where)
 {
@@ -443,7 +438,7 @@ static void owner_refused_by_mode_counts_trylock_fail(struct kunit *test)
 	mcs_test_use_mode(test, MCS_MODE_DECOUPLED_OWNER);
 	memcg = mcs_test_memcg(test, NULL);
 	fails = trylock_fails(memcg);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, owner_hook_clear, NULL), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_hook_clear, NULL), 0);
 	owner_hook_task = current;
 	mcs_test_hook_set(owner_switch_before_section);
 	migrate_disable();
