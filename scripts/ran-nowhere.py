@@ -29,6 +29,7 @@ RESULT = re.compile(r'^(?P<indent> *)(?P<not>not )?ok \d+ ?(?P<desc>[^#]*?)\s*'
                     r'(?:#\s*(?P<dir>SKIP|TODO)\b\s*(?P<reason>.*))?$')
 SUBTEST = re.compile(r'^(?P<indent> *)# Subtest: (?P<name>\S+)')
 STAMP = re.compile(r'^\[\s*\d+\.\d+\] ')
+MIXED = re.compile(r'\[\s*\d+\.\d+\] ')
 
 
 def ktap_leaves(lines, prefix):
@@ -68,7 +69,8 @@ def tap_leaves(lines, prefix):
     """(name, status, reason) of every top-level line of a kselftest's TAP."""
     for raw in lines:
         m = RESULT.match(raw.rstrip('\n'))
-        if not m or m.group('indent'):
+        # a kernel message printed into the middle of a console line
+        if not m or m.group('indent') or MIXED.search(raw):
             continue
         desc = m.group('desc').strip()
         reason = (m.group('reason') or '').strip()
