@@ -146,9 +146,25 @@ static noinline int obj_charge_other(struct mcs_objcg *objcg, gfp_t gfp, size_t 
 }
 
 /*
+ * Mode "none" ("objcg-atomic", the benchmark's control): the objcg's
+ * leftover first, with no dispatch that the measured designs skip; out of
+ * line, reached by a tail jump, so that the other modes' entry point keeps
+ * its small frame.  The root objcg is obj_charge()'s.
+ */
+static noinline int obj_charge_none(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
+{
+	if (likely(!objcg->is_root) &&
+	    mcs_none_bytes_take(objcg, size, false, NUMA_NO_NODE, 0, MCS_MODE_NONE))
+		return 0;
+	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, MCS_TAKE_MISS,
+			  MCS_MODE_NONE);
+}
+
+/*
  * The rest of the last page charged stays in the stock (or on the objcg's
  * leftover) for the next charge.  A hit of the decoupled stock is served
- * inline, without a frame; everything else goes through obj_charge().
+ * inline, without a frame; mode "none" jumps to its take from the objcg's
+ * leftover; everything else goes through obj_charge().
  */
 int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 {
@@ -162,6 +178,8 @@ int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 		else if (mode == MCS_MODE_DECOUPLED_OWNER)
 			answer = mcs_decoupled_bytes_take_fast(objcg, size,
 							       MCS_MODE_DECOUPLED_OWNER);
+		else if (mode == MCS_MODE_NONE)
+			return obj_charge_none(objcg, gfp, size);
 		else
 			return obj_charge_other(objcg, gfp, size, mode);
 		if (likely(answer == MCS_TAKE_HIT))
@@ -205,6 +223,9 @@ int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 		ret = mcs_decoupled_bytes_put_fast(objcg, size, MCS_MODE_DECOUPLED);
 	else if (mode == MCS_MODE_DECOUPLED_OWNER)
 		ret = mcs_decoupled_bytes_put_fast(objcg, size, MCS_MODE_DECOUPLED_OWNER);
+	else if (mode == MCS_MODE_NONE)
+		ret = mcs_none_bytes_put(objcg, size, true, false, 0, NUMA_NO_NODE, 0,
+					 MCS_MODE_NONE);
 	else
 		ret = -1;
 	if (likely(!ret))

@@ -39,14 +39,47 @@ static __always_inline void put_pages(struct mcs_memcg *memcg, unsigned int nr_p
 }
 
 /*
+ * @fail refused @nr_pages of @memcg: count and trace the refusal; when the
+ * caller may block (and runs in task context), drain the refusing memcg's
+ * subtree once (asynchronously) and try again; else fail, or force the
+ * charge for __GFP_NOFAIL.
+ */
+static noinline int charge_pages_refused(struct mcs_memcg *memcg, gfp_t gfp,
+					 unsigned int nr_pages, struct mcs_page_counter *fail)
+{
+	bool drained = false;
+	struct mcs_memcg *over;
+
+	for (;;) {
+		over = container_of(fail, struct mcs_memcg, memory);
+		mcs_memcg_event(over, MCS_LIMIT_REFUSAL);
+		trace_mcs_limit_refusal(memcg->id, over->id, nr_pages);
+		/* a drain runs work functions: task context only, whatever @gfp says */
+		if (drained || !gfpflags_allow_blocking(gfp) || !in_task())
+			break;
+		drained = true;
+		mcs_drain_all_stock(over, false);
+		if (mcs_page_counter_try_charge(&memcg->memory, nr_pages, &fail)) {
+			trace_mcs_charge_slowpath(memcg->id, nr_pages, nr_pages);
+			return 0;
+		}
+	}
+	if (gfp & __GFP_NOFAIL) {
+		mcs_page_counter_charge(&memcg->memory, nr_pages);
+		mcs_memcg_event(memcg, MCS_FORCE_CHARGE);
+		return 0;
+	}
+	return -ENOMEM;
+}
+
+/*
  * Everything of a page charge but the stock hit: errors, the root, the
  * miss.  @answer: what @mode's stock answered, or MCS_TAKE_NOT_ASKED.
  * MCS_CHARGE_BATCH pages (or @nr_pages if larger) go to the counters and
  * the surplus into the stock; a refused batch is retried with exactly
- * @nr_pages; a refused exact charge drains the refusing memcg's subtree
- * once (asynchronously) when the caller may block, then fails or is
- * forced.  A memcg without a slot in a full stock (MCS_TAKE_FULL) is
- * charged exactly: the surplus of a batch would most likely be turned away
+ * @nr_pages; a refused exact charge is charge_pages_refused()'s.  A memcg
+ * without a slot in a full stock (MCS_TAKE_FULL) is charged exactly: the
+ * surplus of a batch would most likely be turned away
  * (mcs_decoupled_refill_new()) or cost an eviction.  Its slot, once it gets
  * one, starts with what its uncharges bring and gets a batch at its first
  * shortfall.
@@ -57,8 +90,6 @@ static noinline int charge_pages_slow(struct mcs_memcg *memcg, gfp_t gfp,
 {
 	unsigned int batch = max(MCS_CHARGE_BATCH, nr_pages);
 	struct mcs_page_counter *fail;
-	struct mcs_memcg *over;
-	bool drained = false;
 
 	if (answer == MCS_TAKE_BUSY)
 		mcs_memcg_trylock_fail(memcg, MCS_STOCK_MEMCG);
@@ -95,22 +126,7 @@ retry:
 		batch = nr_pages;
 		goto retry;
 	}
-
-	over = container_of(fail, struct mcs_memcg, memory);
-	mcs_memcg_event(over, MCS_LIMIT_REFUSAL);
-	trace_mcs_limit_refusal(memcg->id, over->id, nr_pages);
-	/* a drain runs work functions: task context only, whatever @gfp says */
-	if (!drained && gfpflags_allow_blocking(gfp) && in_task()) {
-		drained = true;
-		mcs_drain_all_stock(over, false);
-		goto retry;
-	}
-	if (gfp & __GFP_NOFAIL) {
-		mcs_page_counter_charge(&memcg->memory, nr_pages);
-		mcs_memcg_event(memcg, MCS_FORCE_CHARGE);
-		return 0;
-	}
-	return -ENOMEM;
+	return charge_pages_refused(memcg, gfp, nr_pages, fail);
 
 done_restock:
 	trace_mcs_charge_slowpath(memcg->id, nr_pages, batch);
@@ -131,9 +147,29 @@ static noinline int charge_pages_other(struct mcs_memcg *memcg, gfp_t gfp,
 }
 
 /*
+ * Mode "none", the benchmark's control: the counters directly, with no
+ * dispatch that the measured designs skip.  Out of line, reached by a
+ * tail jump: inline, it would cost every other mode's entry point a
+ * larger frame.  The root and offline memcgs are charge_pages_slow()'s.
+ */
+static noinline int charge_pages_none(struct mcs_memcg *memcg, gfp_t gfp,
+				      unsigned int nr_pages)
+{
+	struct mcs_page_counter *fail;
+
+	if (unlikely(mcs_memcg_is_root(memcg) || !READ_ONCE(memcg->online)))
+		return charge_pages_slow(memcg, gfp, nr_pages, MCS_TAKE_MISS, MCS_MODE_NONE);
+	mcs_memcg_event(memcg, MCS_STOCK_MISS);
+	if (likely(mcs_page_counter_try_charge(&memcg->memory, nr_pages, &fail)))
+		return 0;
+	return charge_pages_refused(memcg, gfp, nr_pages, fail);
+}
+
+/*
  * A hit of the decoupled stocks ("decoupled" and "decoupled-owner") is
- * served inline, without a frame or a call (the stock counts it);
- * everything else is charge_pages_slow().
+ * served inline, without a frame or a call (the stock counts it); mode
+ * "none" jumps to its charge of the counters; everything else is
+ * charge_pages_slow().
  */
 int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 {
@@ -154,6 +190,8 @@ int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 		else if (mode == MCS_MODE_DECOUPLED_OWNER)
 			answer = mcs_decoupled_pages_take(memcg, nr_pages,
 							  MCS_MODE_DECOUPLED_OWNER);
+		else if (mode == MCS_MODE_NONE)
+			return charge_pages_none(memcg, gfp, nr_pages);
 		else
 			return charge_pages_other(memcg, gfp, nr_pages, mode);
 		if (likely(answer == MCS_TAKE_HIT))
@@ -189,7 +227,7 @@ static noinline void uncharge_pages_other(struct mcs_memcg *memcg, unsigned int 
 	put_pages(memcg, nr_pages, mode);
 }
 
-/* The put of the decoupled stocks is inline, as their take. */
+/* The put of the decoupled stocks is inline, as their take, and so is "none"'s. */
 void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
 	enum mcs_stock_mode mode = mcs_stock_mode_now();
@@ -203,6 +241,9 @@ void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 			if (likely(mcs_decoupled_pages_put_fast(memcg, nr_pages,
 								MCS_MODE_DECOUPLED_OWNER)))
 				return;
+		} else if (mode == MCS_MODE_NONE) {
+			mcs_none_pages_put(memcg, nr_pages, MCS_MODE_NONE);
+			return;
 		} else {
 			return uncharge_pages_other(memcg, nr_pages, mode);
 		}

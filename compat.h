@@ -319,4 +319,54 @@ static inline bool mcs_cpu_is_isolated(int cpu)
 	((void)(event), *(enabled) = 0, *(running) = 0, (u64)0)
 #endif
 
+/*
+ * The kernel's own functions that the benchmark's anchor calls (the page
+ * counter pair in harness/kernel_cost.c) are not exported: their address
+ * comes from a kprobe registered on the symbol and removed at once.  Only
+ * where an indirect call to them is safe: x86-64, no kCFI (the caller's
+ * type hash check), and with IBT enforced only at an ENDBR64 (a function
+ * the kernel never calls indirectly has its ENDBR sealed at boot, and a
+ * call there would fault).  A kprobe on a function's entry may sit past
+ * its ENDBR: the address is moved back to it.
+ * Return: the function's entry, or ERR_PTR(-EOPNOTSUPP) where the lookup
+ * is not possible, -ENOENT (no such symbol, or no probe allowed there) or
+ * -EPERM (IBT enforced and no ENDBR at the entry).
+ */
+#if defined(CONFIG_KPROBES) && defined(CONFIG_X86_64) && !defined(CONFIG_CFI_CLANG)
+#include <linux/kprobes.h>
+#include <linux/uaccess.h>
+#include <asm/cpufeature.h>
+#define MCS_ENDBR64	0xfa1e0ff3U	/* f3 0f 1e fa, little-endian */
+static inline void *mcs_compat_kernel_function(const char *name)
+{
+	struct kprobe kp = { .symbol_name = name };
+	u32 insn;
+	u8 *addr;
+
+	if (register_kprobe(&kp))
+		return ERR_PTR(-ENOENT);
+	addr = (u8 *)kp.addr;
+	unregister_kprobe(&kp);
+	if (!copy_from_kernel_nofault(&insn, addr - 4, sizeof(insn)) && insn == MCS_ENDBR64)
+		addr -= 4;
+	if (copy_from_kernel_nofault(&insn, addr, sizeof(insn)))
+		return ERR_PTR(-ENOENT);
+	if (boot_cpu_has(X86_FEATURE_IBT) && insn != MCS_ENDBR64)
+		return ERR_PTR(-EPERM);
+	return addr;
+}
+#else
+static inline void *mcs_compat_kernel_function(const char *name)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+#endif
+
+/* The kernel's page counter: protection tracking is a choice since 6.11. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define mcs_compat_page_counter_init(c, parent)	page_counter_init(c, parent, true)
+#else
+#define mcs_compat_page_counter_init(c, parent)	page_counter_init(c, parent)
+#endif
+
 #endif /* MEMCG_STOCK_COMPAT_H */

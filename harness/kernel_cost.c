@@ -15,6 +15,13 @@
  * in ns with one decimal; under qemu -icount shift=0 a guest ns is one
  * instruction.
  *
+ * Beside them, the floor a control without a stock can reach: the kernel's
+ * own page_counter_try_charge() + page_counter_uncharge() of one page on a
+ * chain of KC_PC_LEVELS counters (root, parent, leaf; protection tracked,
+ * as cgroup v2 does), minus the same loop calling two empty functions the
+ * same way (the call overhead: both go through function pointers, since
+ * the kernel exports neither function; compat.h finds them).
+ *
  * The reader must be in a memcg other than the root, with kernel memory
  * accounted (cgroup v2, +memory in the parent's subtree_control): else a
  * GFP_KERNEL_ACCOUNT page carries no memcg, and the read says verdict=FAIL
@@ -22,7 +29,12 @@
  *
  * The line:  kernel_cost size=64 loops=N batches=N kmalloc_account_ns=..
  *   kmalloc_plain_ns=.. kmalloc_accounting_ns=.. page_account_ns=..
- *   page_plain_ns=.. page_accounting_ns=.. verdict=PASS|FAIL [reason=..]
+ *   page_plain_ns=.. page_accounting_ns=.. pc_levels=3 pc_pair_ns=..
+ *   pc_call_ns=.. pc_net_ns=.. verdict=PASS|FAIL [reason=..]
+ * where the kernel's page counter cannot be called (no kprobes, not
+ * x86-64, kCFI, a sealed function under IBT), "pc=unsupported
+ * pc_reason=no-kprobe-lookup|no-symbol|ibt-sealed|..." stands for the four
+ * pc_ keys.
  *
  * Context: process context, sleeps (GFP_KERNEL); the harness claim keeps
  * it from running beside a benchmark or a stress run (-EBUSY).
@@ -32,6 +44,7 @@
 #include <linux/ktime.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/page_counter.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -85,6 +98,48 @@ static u64 kc_page(gfp_t gfp)
 	return best * 10 / KC_LOOPS;
 }
 
+#define KC_PC_LEVELS	3
+
+typedef bool (*kc_try_charge_fn)(struct page_counter *counter, unsigned long nr_pages,
+				 struct page_counter **fail);
+typedef void (*kc_uncharge_fn)(struct page_counter *counter, unsigned long nr_pages);
+
+/* The empty pair: what the loop and two calls through pointers cost. */
+static noinline bool kc_empty_try_charge(struct page_counter *counter, unsigned long nr_pages,
+					 struct page_counter **fail)
+{
+	OPTIMIZER_HIDE_VAR(counter);
+	return counter;
+}
+
+static noinline void kc_empty_uncharge(struct page_counter *counter, unsigned long nr_pages)
+{
+	OPTIMIZER_HIDE_VAR(counter);
+}
+
+/* tenths of a ns per charge+uncharge pair of one page on @leaf; 0 on failure */
+static u64 kc_pc_pairs(kc_try_charge_fn try_charge, kc_uncharge_fn uncharge,
+		       struct page_counter *leaf)
+{
+	u64 best = U64_MAX, t0, t;
+	struct page_counter *fail;
+	unsigned int r, i;
+
+	for (r = 0; r < KC_BATCHES; r++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < KC_LOOPS; i++) {
+			OPTIMIZER_HIDE_VAR(try_charge);
+			OPTIMIZER_HIDE_VAR(uncharge);
+			if (!try_charge(leaf, 1, &fail))
+				return 0;
+			uncharge(leaf, 1);
+		}
+		t = ktime_get_ns() - t0;
+		best = min(best, t);
+	}
+	return best * 10 / KC_LOOPS;
+}
+
 /* Is a GFP_KERNEL_ACCOUNT page of this task charged to a memcg? */
 static bool kc_task_accounted(void)
 {
@@ -107,6 +162,54 @@ static void kc_print(struct seq_file *m, const char *key, u64 tenths)
 static u64 kc_diff(u64 a, u64 b)
 {
 	return a > b ? a - b : 0;
+}
+
+/* The kernel's page counter pair, or why it cannot be measured here. */
+static void kc_page_counter(struct seq_file *m)
+{
+	struct page_counter *pc, *leaf;
+	kc_try_charge_fn try_charge;
+	kc_uncharge_fn uncharge;
+	const char *why = NULL;
+	u64 pair = 0, call = 0;
+	void *t, *u;
+	int i, err;
+
+	t = mcs_compat_kernel_function("page_counter_try_charge");
+	u = mcs_compat_kernel_function("page_counter_uncharge");
+	err = IS_ERR(t) ? PTR_ERR(t) : IS_ERR(u) ? PTR_ERR(u) : 0;
+	if (err) {
+		why = err == -EPERM ? "ibt-sealed" : err == -ENOENT ? "no-symbol" :
+		      "no-kprobe-lookup";
+		goto out;
+	}
+	pc = kcalloc(KC_PC_LEVELS, sizeof(*pc), GFP_KERNEL);
+	why = "allocation-failed";
+	if (!pc)
+		goto out;
+	for (i = 0; i < KC_PC_LEVELS; i++)
+		mcs_compat_page_counter_init(&pc[i], i ? &pc[i - 1] : NULL);
+	leaf = &pc[KC_PC_LEVELS - 1];
+	try_charge = t;
+	uncharge = u;
+	/* one untimed round each first, as for the pairs above */
+	migrate_disable();
+	kc_pc_pairs(try_charge, uncharge, leaf);
+	pair = kc_pc_pairs(try_charge, uncharge, leaf);
+	kc_pc_pairs(kc_empty_try_charge, kc_empty_uncharge, leaf);
+	call = kc_pc_pairs(kc_empty_try_charge, kc_empty_uncharge, leaf);
+	migrate_enable();
+	kfree(pc);
+	why = pair && call ? NULL : "charge-refused";
+out:
+	if (why) {
+		seq_printf(m, " pc=unsupported pc_reason=%s", why);
+		return;
+	}
+	seq_printf(m, " pc_levels=%d", KC_PC_LEVELS);
+	kc_print(m, "pc_pair_ns", pair);
+	kc_print(m, "pc_call_ns", call);
+	kc_print(m, "pc_net_ns", kc_diff(pair, call));
 }
 
 static int kernel_cost_show(struct seq_file *m, void *v)
@@ -143,6 +246,7 @@ static int kernel_cost_show(struct seq_file *m, void *v)
 	kc_print(m, "page_account_ns", pa);
 	kc_print(m, "page_plain_ns", pp);
 	kc_print(m, "page_accounting_ns", kc_diff(pa, pp));
+	kc_page_counter(m);
 	seq_puts(m, " verdict=PASS\n");
 out:
 	mcs_harness_release(MCS_USER_BENCH);

@@ -83,17 +83,23 @@ bench_pmu_check() {
 	esac
 }
 
-# bench_narrow FILE PMU: the job list FILE narrowed in place to the lines
+# bench_match FILE PMU: the job list FILE narrowed in place to the lines
 # that match the extended regex BENCH_MATCH (if set), each with pmu=PMU
-# (none when PMU is empty)
-bench_narrow() {
+# (none when PMU is empty); status 1 when no line is left
+bench_match() {
 	local f=$1 pmu=$2
 	if [[ -n ${BENCH_MATCH:-} ]]; then
 		grep -E -- "$BENCH_MATCH" "$f" >"$f.tmp" || true
 		mv "$f.tmp" "$f"
-		[[ -s $f ]] || die "BENCH_MATCH='$BENCH_MATCH' leaves no job in $(basename "$f")"
 	fi
+	[[ -s $f ]] || return 1
 	[[ -z $pmu ]] || sed -i "s/\$/ pmu=$pmu/" "$f"
+}
+
+# bench_narrow FILE PMU: bench_match, or die when no job is left
+bench_narrow() {
+	bench_match "$1" "$2" ||
+		die "BENCH_MATCH='${BENCH_MATCH:-}' leaves no job in $(basename "$1")"
 }
 
 # bench_results_dir: create and print a new result folder,

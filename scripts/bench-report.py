@@ -20,6 +20,7 @@ import os
 import statistics
 import subprocess
 import sys
+import textwrap
 
 MODES = ["decoupled", "coupled", "coupled-noirq", "none", "decoupled-owner", "percpu-counter"]
 NOISY = 1.3
@@ -174,9 +175,23 @@ if len(sys.argv) > 1 and sys.argv[1] == "--noisy":
 bdir, outdir, ncpus = sys.argv[1], sys.argv[2], int(sys.argv[3])
 out, bad, refused, garbled = [], [], [], []
 
+# every line of the report fits WIDTH columns: wide tables are split into
+# the mode groups below, prose is wrapped
+WIDTH = 120
+GROUPS = (("decoupled", "decoupled-owner", "percpu-counter"), ("coupled", "coupled-noirq", "none"))
+SPREAD = 1.02   # boots of an icount figure further apart than this are both shown
+LEGEND_BOOTS = ("a figure alone: the boots agree within 2 % (the lower is shown); a/b!: the figures of "
+                "boot 1 / boot 2, more than 2 % apart, so neither is the figure")
+
 
 def emit(s=""):
-    out.append(s.rstrip())
+    s = s.rstrip()
+    if len(s) <= WIDTH:
+        out.append(s)
+        return
+    ind = len(s) - len(s.lstrip())
+    out.extend(textwrap.wrap(s, WIDTH, subsequent_indent=" " * (ind + 2),
+                             break_long_words=False, break_on_hyphens=False))
 
 
 def load(d):
@@ -215,10 +230,12 @@ for k in subdirs(os.path.join(bdir, "wall")):
 
 
 def guest_line(meta):
+    def ld(v):
+        return " ".join(v.split(" ")[0:3])
     return (f"  guest: {meta.get('kernel', '?')} ({meta.get('uname', '?')}), "
-            f"accel={meta.get('accel', '?')}, icount={meta.get('icount', 'off')}, "
-            f"{meta.get('smp', '?')} vCPUs; host load {meta.get('load_before', '?').split(' ')[0:3]} "
-            f"-> {meta.get('load_after', '?').split(' ')[0:3]}")
+            f"{meta.get('accel', '?')}, icount {meta.get('icount', 'off')}, "
+            f"{meta.get('smp', '?')} vCPUs; load {ld(meta.get('load_before', '?'))} "
+            f"-> {ld(meta.get('load_after', '?'))}")
 
 
 def pick(rows, **want):
@@ -232,11 +249,32 @@ def one(rows, **want):
 
 
 def best(runs, **want):
-    """The fewest instructions of a row over the boots: whatever else ran in
-    a guest only ever adds instructions (see the flagged rows)."""
+    """The fewest instructions of a row over the boots (the plot only)."""
     vals = [one(rows, **want) for rows, _ in runs]
     vals = [v for v in vals if v == v]
     return min(vals) if vals else float("nan")
+
+
+def per_boot(runs, **want):
+    """A row's instructions per pair in each boot (nan where it did not run)."""
+    return [one(rows, **want) for rows, _ in runs]
+
+
+def apart(vals):
+    """Whether the boots' figures are more than SPREAD apart."""
+    v = [x for x in vals if x == x]
+    return len(v) > 1 and min(v) > 0 and max(v) / min(v) > SPREAD
+
+
+def fb(vals, p=1):
+    """The figure of a row over the boots: one value where they agree within
+    2 % (the lower), else every boot's value and "!"."""
+    v = [x for x in vals if x == x]
+    if not v:
+        return "-"
+    if apart(v) and len({f"{x:.{p}f}" for x in v}) > 1:
+        return "/".join(f"{x:.{p}f}" for x in vals) + "!"
+    return f"{min(v):.{p}f}"
 
 
 # 1. primitive costs, per kernel
@@ -279,6 +317,32 @@ def estimate(ins, mode, workload, p, rt=False):
     return est
 
 
+def fcyc(vals, mode, wl, p, rt):
+    """~cycles of a row's figure(s), one per boot where the boots differ."""
+    v = [x for x in vals if x == x]
+    if not v:
+        return "-"
+    if apart(v) and len({f"{x:.1f}" for x in v}) > 1:
+        return "~" + "/".join(f"{estimate(x, mode, wl, p, rt):.0f}" for x in vals)
+    return f"~{estimate(min(v), mode, wl, p, rt):.0f}"
+
+
+def ratio(a, b, p=2):
+    """a/b per boot, as fb() prints it."""
+    return fb([x / y if y == y and y else float("nan") for x, y in zip(a, b)], p)
+
+
+def page_charges(r):
+    """Page charges per pair: a page taken from a stock (hit) or charged to
+    the counters (miss)."""
+    return (int(r.get("hits", 0)) + int(r.get("misses", 0))) / max(int(r["ops"]), 1)
+
+
+def irq_pairs(r):
+    """Charge+uncharge pairs run in interrupt context: timer and NMI."""
+    return int(r.get("irq_ops", 0)) + int(r.get("nmi_ops", 0))
+
+
 PMU_ERRORS = {-2: "no PMU", -95: "a kernel without perf events", -16: "counters busy",
               -19: "no client CPU"}
 PMU_FIGURES = {"hw": (("pmu_insns_per_pair", "insns"), ("pmu_cycles_per_pair", "cycles")),
@@ -286,47 +350,89 @@ PMU_FIGURES = {"hw": (("pmu_insns_per_pair", "insns"), ("pmu_cycles_per_pair", "
                       ("pmu_task_clock_ns_per_pair", "task-clock ns"))}
 
 
-def pmu_table(rows, seen, by):
+def load_label(rest):
+    """The interrupt load of a row (key without its mode): hardirq, nmi,
+    (nmi) for an NMI load the guest cannot send, or -."""
+    if rest[2] == "1":
+        return "hardirq"
+    if rest[3] == "on":
+        return "nmi"
+    return "(nmi)" if rest[3] not in ("off", "") else "-"
+
+
+def pmu_table(rows, seen, by, who):
     """The in-kernel counters of a wall-clock run, per pair, median of the
     repetitions: instructions and cycles (pmu=hw) or the software clocks
     (pmu=sw); or why there are none."""
     kinds = sorted({r.get("pmu", "off") for r in rows if r["workload"] != "floor"})
     if kinds in ([], ["off"]):
         return
-    emit(f"  in-kernel counters per pair (bench pmu=, one counter pair per client CPU, "
+    emit(f"  {who}: in-kernel counters per pair (bench pmu=, one counter pair per client CPU, "
          f"median of the repetitions in one guest): pmu={'/'.join(kinds)}")
     for r in rows:
         if r.get("pmu") == "unavailable":
             err = int(r.get("pmu_error", "0"))
             emit(f"  pmu=unavailable for pmu={r.get('pmu_want', '?')}: error {err} "
-                 f"({PMU_ERRORS.get(err, 'see the kernel log')}); the wall clock above stands")
+                 f"({PMU_ERRORS.get(err, 'see the kernel log')}); the wall clock stands")
             break
     for kind in ("hw", "sw"):
         if kind not in kinds:
             continue
-        (fa, na), (fb, nb) = PMU_FIGURES[kind]
+        (fa, na), (fb_, nb) = PMU_FIGURES[kind]
         emit(f"  pmu={kind}: {na} / {nb} per pair")
-        group = None
-        for rest in seen:
-            if rest[0] != group:
-                group = rest[0]
-                emit(f"  {'workload':<13} {'cl':>3} {'mc':>2} {'load':<7} | " +
-                     " | ".join(f"{label(m, group):^30}" for m in MODES))
-            cells = []
-            for m in MODES:
-                rs = [r for r in by.get((m,) + rest, []) if r.get("pmu") == kind]
-                if not rs:
-                    cells.append(f"{'-':^30}")
-                    continue
-                a = statistics.median(float(r[fa]) for r in rs)
-                b = statistics.median(float(r[fb]) for r in rs)
-                cells.append(f"{a:>12.1f} / {b:<12.1f}{'s' if any(r.get('pmu_scaled') == '1' for r in rs) else ' ':<3}")
-            wl = rest[0] + ("-shared" if rest[4] == "1" else "")
-            ld = "hardirq" if rest[2] == "1" else ("nmi" if rest[3] != "off" else "-")
-            emit(f"  {wl:<13} {rest[1]:>3} {rest[5]:>2} {ld:<7} | " + " | ".join(cells))
+        for grp in GROUPS:
+            group = None
+            for rest in seen:
+                if rest[0] != group:
+                    group = rest[0]
+                    emit(f"  {'workload':<13} {'cl':>3} {'mc':>3} {'load':<7} | " +
+                         " | ".join(f"{label(m, group):^25}" for m in grp))
+                cells = []
+                for m in grp:
+                    rs = [r for r in by.get((m,) + rest, []) if r.get("pmu") == kind]
+                    if not rs:
+                        cells.append(f"{'-':^25}")
+                        continue
+                    a = statistics.median(float(r[fa]) for r in rs)
+                    b = statistics.median(float(r[fb_]) for r in rs)
+                    s = "s" if any(r.get("pmu_scaled") == "1" for r in rs) else " "
+                    cells.append(f"{a:>11.1f} / {b:<9.1f}{s:<2}")
+                wl = rest[0] + ("-shared" if rest[4] == "1" else "")
+                emit(f"  {wl:<13} {rest[1]:>3} {rest[5]:>3} {load_label(rest):<7} | " +
+                     " | ".join(cells))
         if kind == "hw":
             emit("  (per-CPU counters: everything the client CPUs ran in the window, interrupts "
                  "included; s: a counter was multiplexed and scaled)")
+
+
+# the kernel's own memcg accounting (harness/kernel_cost.c) beside ours, on
+# the same kernel and emulator: every icount guest reads it; the kcost/
+# guests (Debian 7.x) run only the 1-memcg rows of this module besides
+kcost = {}      # kernel -> (kernel_cost line, [our rows per boot], meta)
+kcost_csv = []  # its CSV rows (bench.csv)
+for k, runs in icount.items():
+    kc = read_kv(os.path.join(bdir, "icount", k, "run1", "kernel_cost.txt"))
+    kcost[k] = (kc[0] if kc else {}, [rows for rows, _ in runs], runs[0][1])
+kcost_rows = 0  # rows of the kcost guests (the icount guests' are counted there)
+for k in subdirs(os.path.join(bdir, "kcost")):
+    rows, meta = load(os.path.join(bdir, "kcost", k))
+    kcost_rows += len(rows)
+    kc = read_kv(os.path.join(bdir, "kcost", k, "kernel_cost.txt"))
+    kcost[k] = (kc[0] if kc else {}, [rows], meta)
+
+
+def pc_line(kc, none_less_floor):
+    """The kernel's page_counter_try_charge()+page_counter_uncharge() pair
+    beside mode none's page pair less the floor; nothing where kernel_cost
+    has no pc keys."""
+    if kc.get("pc") == "unsupported":
+        return (f"  kernel page-counter pair: not measured (pc=unsupported: "
+                f"{kc.get('pc_reason', 'no reason given')})")
+    if "pc_net_ns" not in kc:
+        return None
+    return (f"  kernel page-counter pair ({kc.get('pc_levels', '?')} levels, loop and calls "
+            f"subtracted): {float(kc['pc_net_ns']):.1f}; none pages less the floor: "
+            f"{none_less_floor}")
 
 
 # 2. the headline: instructions per pair (sections 2-4 only where there
@@ -339,44 +445,67 @@ emit("  ~cycles = instructions per pair, with each primitive below counted at it
 emit("  " + ", ".join(f"{k} {v:.0f}" for k, v in CYCLES.items()) +
      " cycles (irqsave: a pushf/cli/popf pair; atomic: one LOCK'd RMW; transfer: a locked op on "
      "a line another CPU wrote)")
-emit("  uses per steady-state pair: " + "; ".join(
-    f"{label(m, wl)} {wl}: " + ", ".join(f"{n} {k}" for k, n in uses(m, wl).items())
-    for m in MODES for wl in ("pages", "bytes")) + "; in the -shared workloads every atomic "
-     "is also a transfer (objcg-atomic bytes-shared: 2 atomics, a lower bound); on PREEMPT_RT "
-     "decoupled adds 4 atomic, coupled and coupled-noirq are 4 atomic (rt_spin_lock "
-     "cmpxchg to take and to release) and no irqsave, decoupled-owner is the same as "
-     "on !RT")
+emit("  uses per steady-state pair:")
+for m in MODES:
+    emit(f"    {m:<16} " + "; ".join(
+        f"{label(m, wl)} {wl}: " + ", ".join(f"{n} {k}" for k, n in uses(m, wl).items())
+        for wl in ("pages", "bytes")))
+emit("  In the -shared workloads every atomic is also a transfer (objcg-atomic bytes-shared: "
+     "2 atomics, a lower bound). On PREEMPT_RT decoupled adds 4 atomic, coupled and "
+     "coupled-noirq are 4 atomic (rt_spin_lock cmpxchg to take and to release) and no "
+     "irqsave, decoupled-owner is the same as on !RT.")
 for k, runs in icount.items():
+    rt = "-rt-" in k
     emit()
-    emit(f"== Instructions per charge+uncharge pair, {k}, qemu -icount shift=0 "
-         f"(deterministic up to timer ticks; {len(runs)} boots) ==")
+    emit(f"== Instructions per pair, {k} (qemu -icount shift=0, {len(runs)} boots; "
+         f"deterministic up to timer ticks) ==")
     for rows, meta in runs:
         emit(guest_line(meta))
     p = prim_of[k]
-    floor = [one(rows, workload="floor", mode="decoupled") for rows, _ in runs]
+    floor = per_boot(runs, workload="floor", mode="decoupled")
     emit(f"  floor (bench loop + bare per-CPU add/sub pair): "
-         + " / ".join(f"{f:.1f}" for f in floor) + " instructions (run 1 / run 2 ...)")
-    emit("  (~cycles and dec/cpl from the fewer instructions of the boots; ! = boots differ by "
-         "over 2 %)")
+         + " / ".join(f"{f:.1f}" for f in floor) + " instructions (boot 1 / boot 2 ...)")
+    emit(f"  {LEGEND_BOOTS}; ~cycles: the cycle model of each figure shown")
+    rowvals = {}
     for wl in ("pages", "pages-shared", "bytes", "bytes-shared"):
         base, shared = wl.replace("-shared", ""), "1" if wl.endswith("shared") else "0"
-        if wl in ("pages", "bytes"):
-            emit(f"  {'workload':<13} | " + " ".join(f"{label(m, wl):>22}" for m in MODES) +
-                 " | dec/cpl")
-            emit(f"  {'':<13} | " + " ".join(f"{'insns r1/r2  ~cycles':>22}" for _ in MODES) + " |")
         clients = ncpus if shared == "1" else 1
-        cells, vals = [], {}
         for m in MODES:
-            v = [one(rows, workload=base, mode=m, clients=clients, shared=shared, memcgs=1,
-                     hardirq=0, nmi="off") for rows, _ in runs]
-            # the fewer instructions of the boots: a disturbance only adds
-            vals[m] = min(v)
-            est = estimate(vals[m], m, wl, p, "-rt-" in k)
-            spread = max(v) / min(v) if min(v) > 0 else float("nan")
-            flag = "!" if spread > 1.02 else " "
-            cells.append(f"{'/'.join(f'{x:.1f}' for x in v):>13}{flag} {est:>7.0f}")
-        r = vals["decoupled"] / vals["coupled"] if vals["coupled"] else float("nan")
-        emit(f"  {wl:<13} | " + " ".join(f"{c:>22}" for c in cells) + f" | {r:6.2f}")
+            rowvals[(wl, m)] = per_boot(runs, workload=base, mode=m, clients=clients,
+                                        shared=shared, memcgs=1, hardirq=0, nmi="off")
+    for grp in GROUPS:
+        for wls in (("pages", "pages-shared"), ("bytes", "bytes-shared")):
+            last = grp == GROUPS[-1]
+            emit(f"  {'workload':<12} | " + " | ".join(f"{label(m, wls[0]):>24}" for m in grp) +
+                 (f" | {'dec/cpl':>9}" if last else ""))
+            emit(f"  {'':<12} | " + " | ".join(f"{'insns':>14} {'~cycles':>9}" for m in grp) +
+                 (f" | {'':>9}" if last else ""))
+            for wl in wls:
+                cells = [f"{fb(rowvals[(wl, m)]):>14} {fcyc(rowvals[(wl, m)], m, wl, p, rt):>9}"
+                         for m in grp]
+                dc = ratio(rowvals[(wl, 'decoupled')], rowvals[(wl, 'coupled')])
+                emit(f"  {wl:<12} | " + " | ".join(cells) + (f" | {dc:>9}" if last else ""))
+    kc = kcost.get(k, ({},))[0]
+    none_pages = rowvals[("pages", "none")]
+    line = pc_line(kc, fb([a - b for a, b in zip(none_pages, floor)]))
+    if line:
+        emit(line)
+    # the bytes rows' page charges: where the instructions of a row differ
+    # between boots, so do its page charges (docs/benchmark.md, "Method")
+    emit("  page charges per bytes pair, (hits + misses) / pairs: a page taken from a stock or "
+         "charged to the counters")
+    emit(f"  {'workload':<12} | " + " ".join(f"{label(m, 'bytes'):>15}" for m in MODES))
+    for wl in ("bytes", "bytes-shared"):
+        shared = "1" if wl.endswith("shared") else "0"
+        cells = []
+        for m in MODES:
+            v = []
+            for rows, _ in runs:
+                rs = pick(rows, workload="bytes", mode=m, clients=ncpus if shared == "1" else 1,
+                          shared=shared, memcgs=1, hardirq=0, nmi="off")
+                v.append(page_charges(rs[0]) if rs else float("nan"))
+            cells.append(fb(v, 3))
+        emit(f"  {wl:<12} | " + " ".join(f"{c:>15}" for c in cells))
     # determinism
     if len(runs) > 1:
         a, b = runs[0][0], runs[1][0]
@@ -389,65 +518,68 @@ for k, runs in icount.items():
         diffs.sort(key=lambda d: d[0])
         if diffs:
             med = diffs[len(diffs) // 2][0]
-            emit(f"  run 1 vs run 2, {len(diffs)} rows without interrupt load: median "
+            emit(f"  boot 1 vs boot 2, {len(diffs)} rows without interrupt load: median "
                  f"difference {med * 100:.2f} %, 90th percentile "
                  f"{diffs[int(len(diffs) * 0.9)][0] * 100:.2f} %")
             for d, r, x, y in diffs:
-                if d > 0.02:
+                if d > SPREAD - 1:
                     emit(f"  ! differs by {d * 100:.0f} %: {label(r['mode'], r['workload'])} "
                          f"{wlname(r)} clients="
                          f"{r['clients']} memcgs={r['memcgs']}: {x:.1f} / {y:.1f}")
 
     emit()
-    emit(f"  memcgs per client (the fewer instructions of the boots; 1 client; 1-7 fit the 7 slots of each decoupled stock, "
-         f"8-256 do not: a full stock admits a newcomer on one refill in 8; coupled caches one), instructions per pair, x = over memcgs=1:")
-    emit(f"  {'memcgs':>6} | " + " ".join(f"{m + ' pages':>20} {m + ' bytes':>20}"
-                                       for m in MODES[:2]) +
-         " | none pages  objcg-atomic bytes | percpu-counter pages")
-    for n in (1, 4, 7, 8, 16, 64, 256):
-        cells = []
-        for m in MODES:
-            for wl in ("pages", "bytes"):
-                v = best(runs, workload=wl, mode=m, clients=1, memcgs=n, hardirq=0, nmi="off")
-                v1 = best(runs, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0, nmi="off")
-                cells.append(f"{v:8.1f} ({v / v1:4.2f}x)")
-        emit(f"  {n:>6} | " + " ".join(f"{c:>20}" for c in cells[:4]) + " | " +
-             " ".join(cells[6:8]) + " | " + cells[10])
-    emit("  (coupled-noirq and decoupled-owner rows are in the CSV)")
+    emit("  memcgs per client (1 client; 1-7 fit the 7 slots of each decoupled stock, 8-256 do "
+         "not: a full stock admits a newcomer on one refill in 8; coupled caches one), "
+         "instructions per pair, (x over memcgs=1 of the same boot):")
+    for wl in ("pages", "bytes"):
+        for grp in GROUPS:
+            emit(f"  {'memcgs':>6} | " + " | ".join(f"{label(m, wl) + ' ' + wl:>27}" for m in grp))
+            for n in (1, 4, 7, 8, 16, 64, 256):
+                cells = []
+                for m in grp:
+                    v = per_boot(runs, workload=wl, mode=m, clients=1, memcgs=n, hardirq=0,
+                                 nmi="off")
+                    v1 = per_boot(runs, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0,
+                                  nmi="off")
+                    cells.append(f"{fb(v):>14} {'(' + ratio(v, v1) + 'x)':>12}")
+                emit(f"  {n:>6} | " + " | ".join(cells))
     sized = [wl for wl in ("bytes-256", "bytes-1024", "bytes-3000")
              if any(pick(rows, workload=wl) for rows, _ in runs)]
     if sized:
         emit()
-        emit("  objects that leave a rest of the page, next to a live neighbour that leaves the stock "
-             "64 bytes short (1 client, 1 memcg), instructions per pair (the fewer of the boots) and "
-             "page moves per pair (page charges, hits + misses, and pages put back into the memcg "
-             "stock, refills, per pair, first boot; about 2 is a page charged and uncharged per "
-             "pair: ping-pong; objcg-atomic gives its pages straight back to the counters, which "
-             "refills do not count, so its 1 is that ping-pong too; these rows run a loop of their "
-             "own: compare them with each other, not with the bytes rows):")
-        emit(f"  {'workload':<10} | " + " ".join(f"{label(m, 'bytes'):>21}" for m in MODES))
-        for wl in sized:
-            cells = []
-            for m in MODES:
-                v = best(runs, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0, nmi="off")
-                rs = pick(runs[0][0], workload=wl, mode=m, clients=1, memcgs=1, hardirq=0,
-                          nmi="off")
-                moves = float("nan")
-                if rs and "refills" in rs[0]:
-                    r = rs[0]
-                    moves = (int(r["hits"]) + int(r["misses"]) + int(r["refills"])) / \
-                        max(int(r["ops"]), 1)
-                cells.append(f"{v:8.1f} {moves:5.2f} moves")
-            emit(f"  {wl:<10} | " + " ".join(f"{c:>21}" for c in cells))
+        emit("  objects that leave a rest of the page, next to a live neighbour that leaves the "
+             "stock 64 bytes short (1 client, 1 memcg): instructions per pair and page moves per "
+             "pair (page charges, hits + misses, and pages put back into the memcg stock, "
+             "refills, per pair; about 2 is a page charged and uncharged per pair: ping-pong; "
+             "objcg-atomic gives its pages straight back to the counters, which refills do not "
+             "count, so its 1 is that ping-pong too). These rows run a loop of their own: "
+             "compare them with each other, not with the bytes rows.")
+        for grp in GROUPS:
+            emit(f"  {'workload':<10} | " + " | ".join(
+                f"{label(m, 'bytes') + ' insns':>20} {'moves':>11}" for m in grp))
+            for wl in sized:
+                cells = []
+                for m in grp:
+                    v = per_boot(runs, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0,
+                                 nmi="off")
+                    mv = []
+                    for rows, _ in runs:
+                        rs = pick(rows, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0,
+                                  nmi="off")
+                        mv.append((int(rs[0]["hits"]) + int(rs[0]["misses"]) +
+                                   int(rs[0]["refills"])) / max(int(rs[0]["ops"]), 1)
+                                  if rs and "refills" in rs[0] else float("nan"))
+                    cells.append(f"{fb(v):>20} {fb(mv, 2):>11}")
+                emit(f"  {wl:<10} | " + " | ".join(cells))
     # the charge the stocks strand when a workload ends (first boot)
     if any("stranded_pages" in r for r in runs[0][0]):
         emit()
         emit("  charge stranded in the stocks when the workload ends: pages still charged with "
-             "nothing live (first boot) / the most")
-        emit("  the design's page stocks hold here (vCPUs x memcgs each CPU's stock holds x "
-             "batch 64; byte stocks come on top); cl: clients, mc: memcgs per client")
+             "nothing live (first boot) / the most the design's page stocks hold here (vCPUs x "
+             "memcgs each CPU's stock holds x batch 64; byte stocks come on top); cl: clients, "
+             "mc: memcgs per client")
         for wl in ("pages", "bytes"):
-            emit(f"  {wl:<6} cl  mc | " + " ".join(f"{label(m, wl)[:14]:>14}" for m in MODES))
+            emit(f"  {wl:<6} cl  mc | " + " ".join(f"{label(m, wl):>15}" for m in MODES))
             for c, n in [(1, 1), (1, 7), (1, 8), (1, 64), (1, 256), (2, 1), (4, 1), (8, 1)]:
                 cells = []
                 for m in MODES:
@@ -457,7 +589,7 @@ for k, runs in icount.items():
                     cells.append(f"{rs[0]['stranded_pages']}/{rs[0]['stranded_bound']}"
                                  if ok else "-")
                 if any(x != "-" for x in cells):
-                    emit(f"  {'':<6}{c:>3} {n:>3} | " + " ".join(f"{x:>14}" for x in cells))
+                    emit(f"  {'':<6}{c:>3} {n:>3} | " + " ".join(f"{x:>15}" for x in cells))
     # the in-kernel counters of the first boot, where its jobs asked for them
     rows0, by0, seen0 = runs[0][0], {}, []
     for r in rows0:
@@ -465,25 +597,23 @@ for k, runs in icount.items():
         if r["workload"] != "floor" and key(r)[1:] not in seen0:
             seen0.append(key(r)[1:])
     seen0.sort(key=lambda rest: rest[0] != "pages")
-    pmu_table(rows0, seen0, by0)
+    pmu_table(rows0, seen0, by0, f"{k}, first boot")
 
 # 3. the seed-000 shape
 emit()
 emit("== Clients 1..4 x vCPUs, each in its own memcg (the shape of upstream's netperf table), "
-     "instructions per pair (the fewer of the boots) ==")
+     "instructions per pair ==")
+emit(f"  {LEGEND_BOOTS}")
 for wl in ("pages", "bytes"):
-    emit(f"  workload={wl}")
-    emit(f"  {'clients':>7} | " + " | ".join(
-        f"{k:>12}: " + " ".join(f"{label(m, wl)[:12]:>12}" for m in MODES) for k in icount))
-    c = 1
-    while c <= 4 * ncpus:
-        cells = []
-        for k, runs in icount.items():
-            v = [best(runs, workload=wl, mode=m, clients=c, memcgs=1, hardirq=0, nmi="off")
-                 for m in MODES]
-            cells.append(f"{'':>12}  " + " ".join(f"{x:>12.1f}" for x in v))
-        emit(f"  {c:>7} | " + " | ".join(cells))
-        c *= 2
+    for k, runs in icount.items():
+        emit(f"  workload={wl}, {k}")
+        emit(f"  {'clients':>7} | " + " ".join(f"{label(m, wl):>15}" for m in MODES))
+        c = 1
+        while c <= 4 * ncpus:
+            v = [fb(per_boot(runs, workload=wl, mode=m, clients=c, memcgs=1, hardirq=0,
+                             nmi="off")) for m in MODES]
+            emit(f"  {c:>7} | " + " ".join(f"{x:>15}" for x in v))
+            c *= 2
 emit("  upstream (seed 000, Shakeel Butt, [PATCH v3 0/4] memcg: decouple memcg and objcg "
      "stocks): netperf TCP_SENDFILE, 72 CPUs, clients in their own cgroups, Mbps")
 emit("  clients |  !RT without / with series   |  RT without / with series")
@@ -497,102 +627,125 @@ if not icount:
     del out[mark:]
 mark = len(out)
 
-# 4. one shared memcg on 1, 2, 4 vCPUs
+# 4. one shared memcg on 1, 2, 4 vCPUs: the scale guests (one boot each) and
+# the icount boots of the kernel they are a variant of
 emit()
-emit("== One memcg charged from every vCPU (clients = vCPUs, shared=1), instructions per pair; "
-     "~cycles adds the modelled cache-line transfers ==")
+emit("== One memcg charged from every vCPU (clients = vCPUs, shared=1), instructions per pair ==")
+emit("  ~cycles adds the modelled cache-line transfers")
 vrows = []
 for k, (rows, meta) in scale.items():
-    vrows.append((int(meta.get("smp", 0)), k, rows, meta))
+    vrows.append((int(meta.get("smp", 0)), k, [rows], meta))
+bases = {k.split("+")[0] for k in scale}
 for k, runs in icount.items():
-    if k == "deb-amd64":
-        vrows.append((ncpus, k, runs[0][0], runs[0][1]))
-for n, k, rows, meta in sorted(vrows):
+    if k in bases:
+        vrows.append((ncpus, k, [rows for rows, _ in runs], runs[0][1]))
+vrows.sort(key=lambda x: (x[0], x[1]))
+for n, k, boots, meta in vrows:
     emit(guest_line(meta))
-emit(f"  {'vCPUs':>5} | " + " ".join(f"{m + ' pages':>20} {label(m, 'bytes') + ' bytes':>20}"
-                                   for m in MODES))
-for n, k, rows, meta in sorted(vrows):
-    cells = []
-    p = prims(rows)
-    for m in MODES:
-        for wl in ("pages", "bytes"):
-            rs = [r for r in rows if r["workload"] == wl and r["mode"] == m and
-                  r["clients"] == str(n) and r["shared"] == "1" and
-                  r["memcgs"] == "1" and r["hardirq"] == "0" and r.get("nmi") == "off"]
-            v = insns(rs[0]) if rs else float("nan")
-            est = estimate(v, m, wl + ("-shared" if n > 1 else ""), p, "-rt-" in k)
-            cells.append(f"{v:8.1f} ~{est:6.0f}")
-    emit(f"  {n:>5} | " + " ".join(f"{c:>20}" for c in cells))
+if vrows:
+    emit(f"  {LEGEND_BOOTS} (the {ncpus}-vCPU row: the icount boots)")
+for wl in ("pages", "bytes"):
+    for grp in GROUPS:
+        emit(f"  {wl:<6} {'vCPUs':>5} | " + " | ".join(f"{label(m, wl):>24}" for m in grp))
+        emit(f"  {'':<6} {'':>5} | " + " | ".join(f"{'insns':>14} {'~cycles':>9}" for m in grp))
+        for n, k, boots, meta in vrows:
+            p = prims(boots[0])
+            cells = []
+            for m in grp:
+                v = []
+                for rows in boots:
+                    rs = [r for r in rows if r["workload"] == wl and r["mode"] == m and
+                          r["clients"] == str(n) and r["shared"] == "1" and
+                          r["memcgs"] == "1" and r["hardirq"] == "0" and r.get("nmi") == "off"]
+                    v.append(insns(rs[0]) if rs else float("nan"))
+                w = wl + ("-shared" if n > 1 else "")
+                cells.append(f"{fb(v):>14} {fcyc(v, m, w, p, '-rt-' in k):>9}")
+            emit(f"  {'':<6} {n:>5} | " + " | ".join(cells))
 
 if not vrows:
     del out[mark:]
 
 # 5. interrupt and NMI load under icount
+MISS_LEGEND = ("misses/1000: memcg stock misses per 1000 charge+uncharge pairs run in interrupt "
+               "context (timer or NMI)")
 for k, runs in icount.items():
     rows = runs[0][0]
     emit()
-    emit(f"== Interrupt load, {k} (icount: rates per 10^9 instructions of the guest; "
-         f"miss/1000: memcg stock misses per 1000 charge pairs in interrupt context) ==")
-    emit(f"  {'load':<8} {'workload':<6} {'mode':<14} | {'insns/pair':>10} {'irq/s':>8} "
-         f"{'miss/1000':>9} {'trylock fails':>13} | {'nmi':<11} {'nmi/s':>7}")
+    emit(f"== Interrupt load, {k} (icount: rates per 10^9 guest instructions; first boot) ==")
+    emit(f"  {MISS_LEGEND}; insns/pair: every boot, {LEGEND_BOOTS}")
+    emit(f"  {'load':<8} {'wl':<6} {'mode':<15} | {'insns/pair':>14} {'irq/s':>8} "
+         f"{'misses/1000':>11} {'trylock fails':>13} | {'nmi':<11} {'nmi/s':>7}")
+    skipped = set()
     for r in rows:
         if r["hardirq"] == "0" and r.get("nmi", "off") == "off":
             continue
         load_ = "hardirq" if r["hardirq"] == "1" else "nmi"
+        events = irq_pairs(r)
+        if not events:
+            skipped.add(f"{load_} (nmi={r.get('nmi')})")
+            continue
         ns = int(r["ns"])
         fires, nmi_ops = int(r["irq_fires"]), int(r["nmi_ops"])
-        # misses per 1000 interrupt-context pairs, for both loads (a timer
-        # fire runs several pairs, an NMI one)
-        events = int(r["irq_ops"]) if load_ == "hardirq" else nmi_ops
-        miss = int(r["irq_misses"]) * 1000 / events if events else float("nan")
-        emit(f"  {load_:<8} {r['workload']:<6} {label(r['mode'], r['workload']):<14} | "
-             f"{insns(r):>10.1f} "
-             f"{fires * 1e9 / ns:>8.0f} {miss:>9.1f} {r['irq_trylock_fail']:>13} | "
+        v = per_boot(runs, **{q: r.get(q) for q in KEYS})
+        emit(f"  {load_:<8} {r['workload']:<6} {label(r['mode'], r['workload']):<15} | "
+             f"{fb(v):>14} {fires * 1e9 / ns:>8.0f} "
+             f"{int(r['irq_misses']) * 1000 / events:>11.1f} {r['irq_trylock_fail']:>13} | "
              f"{r['nmi']:<11} {nmi_ops * 1e9 / ns:>7.0f}")
+    if skipped:
+        emit(f"  not measured (no pair ran in interrupt context): {', '.join(sorted(skipped))}")
 
-# 6. wall clock
-for k, ((rows, meta), (rrows, rmeta)) in wall.items():
+# 6. wall clock: one table for every wall-clock guest
+ABBR = {"decoupled": "dec", "decoupled-owner": "dec-own", "percpu-counter": "pcpu-cnt",
+        "coupled": "cpl", "coupled-noirq": "cpl-noirq", "none": "none"}
+WMODES = GROUPS[0] + GROUPS[1]
+if wall:
     emit()
-    emit(f"== Wall clock, {k}: Mops/s (charge+uncharge pairs, all clients), min / median / max "
-         f"of the repetitions ==")
+    emit("== Wall clock: Mops/s (charge+uncharge pairs, all clients), median of the "
+         "repetitions ==")
+    emit("  Noisy rows are marked: an emulator's wall clock moves with the host's load and "
+         "scheduling, so a row whose max/min over the repetitions exceeds 1.3 is measured "
+         "again in a second guest (r: that guest's figure) and marked ! if it is still over "
+         "1.3; min and max of every row are in bench.csv.")
+for k, ((rows, meta), (rrows, rmeta)) in wall.items():
     emit(guest_line(meta))
     if rrows:
-        emit("  rerun of the noisy rows:")
-        emit(guest_line(rmeta))
+        emit("  " + guest_line(rmeta).lstrip().replace("guest:", "rerun guest:", 1))
     p = prim_of["wall-" + k]
+    floor = [float(r["ns_per_op"]) for r in rows if r["workload"] == "floor"]
+    fl = f"; floor {statistics.median(floor):.1f} ns per pair (median)" if floor else ""
     if k == "uml":
-        emit(f"  SMP UML: an irqsave pair is {p['irqsave']:.1f} ns here (two host sigprocmask "
-             f"calls) against {p['preempt']:.1f} ns for a preempt pair: dec/cpl below is that "
-             f"cost, not a speedup of the design; coupled-noirq is the control.")
+        emit(f"  uml: an irqsave pair is {p['irqsave']:.1f} ns here (two host sigprocmask "
+             f"calls) against {p['preempt']:.1f} ns for a preempt pair: dec/cpl is that "
+             f"cost, not a speedup of the design; coupled-noirq is the control{fl}.")
     else:
-        emit(f"  irqsave pair {p['irqsave']:.1f} ns, preempt pair {p['preempt']:.1f} ns, trylock "
-             f"pair {p['trylock']:.1f} ns, atomic {p['atomic']:.1f} ns on this guest; an "
-             f"emulator's ratio is not a speedup.")
+        emit(f"  {k}: irqsave pair {p['irqsave']:.1f} ns, preempt pair {p['preempt']:.1f} ns, "
+             f"trylock pair {p['trylock']:.1f} ns, atomic {p['atomic']:.1f} ns; an emulator's "
+             f"ratio is not a speedup{fl}.")
+if wall:
+    emit("  " + ", ".join(f"{a}: {m}" for m, a in ABBR.items()) + " (objcg-atomic for bytes); "
+         "cl: clients, mc: memcgs per client; load (nmi): NMI load asked, the guest has none "
+         "(nmi=unsupported), so no interrupt load ran")
+    emit(f"  {'kernel':<10} {'workload':<12} {'cl':>2} {'mc':>2} {'load':<7} | " +
+         " ".join(f"{ABBR[m]:>9}" for m in WMODES) + f" | {'dec/cpl':>7}")
+wall_by = {}    # kernel -> (seen, by, rby) for the interrupt table
+for k, ((rows, meta), (rrows, rmeta)) in wall.items():
     by, rby = {}, {}
     for r in rows:
         by.setdefault(key(r), []).append(r)
     for r in rrows:
         rby.setdefault(key(r), []).append(r)
-    floor = [float(r["ns_per_op"]) for r in rows if r["workload"] == "floor"]
-    if floor:
-        emit(f"  floor: {statistics.median(floor):.1f} ns per pair (median)")
     seen = []
     for r in rows:
         kk = key(r)
         if r["workload"] == "floor" or (kk[1:]) in seen:
             continue
         seen.append(kk[1:])
-    # pages rows, then bytes rows, each under its own header
+    # pages rows, then bytes rows
     seen.sort(key=lambda rest: rest[0] != "pages")
-    group = None
+    wall_by[k] = (seen, by)
     for rest in seen:
-        if rest[0] != group:
-            group = rest[0]
-            emit(f"  {'workload':<13} {'cl':>3} {'mc':>2} {'load':<7} | " +
-                 " | ".join(f"{label(m, group):^22}" for m in MODES) +
-                 f" | {'dec/cpl':>7} {'irqsave ns':>10}")
         cells, med = [], {}
-        for m in MODES:
+        for m in WMODES:
             kk = (m,) + rest
             rs, flag = by.get(kk, []), ""
             vals = [float(r["mops"]) for r in rs]
@@ -604,92 +757,113 @@ for k, ((rows, meta), (rrows, rmeta)) in wall.items():
             elif vals and min(vals) > 0 and max(vals) / min(vals) > NOISY:
                 flag = "!"
             if not vals:
-                cells.append(f"{'-':^22}")
+                cells.append(f"{'-':>8} ")
                 med[m] = float("nan")
                 continue
             med[m] = statistics.median(vals)
-            cells.append(f"{min(vals):6.2f} {med[m]:6.2f} {max(vals):6.2f}{flag:<1} ")
+            cells.append(f"{med[m]:>8.2f}{flag:<1}")
         wl = rest[0] + ("-shared" if rest[4] == "1" else "")
-        ld = "hardirq" if rest[2] == "1" else ("nmi" if rest[3] != "off" else "-")
-        ratio = med["decoupled"] / med["coupled"] if med.get("coupled") else float("nan")
-        emit(f"  {wl:<13} {rest[1]:>3} {rest[5]:>2} {ld:<7} | " + " | ".join(cells) +
-             f" | {ratio:7.2f} {p['irqsave']:>10.1f}")
-    emit("  cl: clients, mc: memcgs per client; r: max/min over 1.3 in the first guest, these "
-         "are the rerun's figures; !: still over 1.3 (noisy)")
-    pmu_table(rows, seen, by)
-    # interrupt rows
-    emit(f"  interrupt load (median over repetitions): rate per s, misses per 1000 interrupt "
-         f"pairs, trylock failures")
+        dc = med["decoupled"] / med["coupled"] if med.get("coupled") else float("nan")
+        emit(f"  {k:<10} {wl:<12} {rest[1]:>2} {rest[5]:>2} {load_label(rest):<7} | " +
+             " ".join(cells) + f" | {fmt(dc, 7, 2)}")
+for k, ((rows, meta), _) in wall.items():
+    seen, by = wall_by[k]
+    pmu_table(rows, seen, by, f"{k}, wall clock")
+# the interrupt rows of the wall-clock guests
+irows, unmeasured = [], []
+for k in wall:
+    seen, by = wall_by[k]
     for rest in seen:
         if rest[2] == "0" and rest[3] == "off":
             continue
-        for m in MODES:
+        for m in WMODES:
             rs = by.get((m,) + rest, [])
             if not rs:
                 continue
-            nm = rs[0]["nmi"]
-            if rest[2] == "1":
-                ev = [int(r["irq_ops"]) for r in rs]
-                rate = [int(r["irq_fires"]) * 1e9 / int(r["ns"]) for r in rs]
-            else:
-                ev = [int(r["nmi_ops"]) for r in rs]
-                rate = [int(r["nmi_ops"]) * 1e9 / int(r["ns"]) for r in rs]
-            miss = [int(r["irq_misses"]) * 1000 / e for r, e in zip(rs, ev) if e]
+            ld = "hardirq" if rest[2] == "1" else "nmi=" + rs[0]["nmi"]
+            rs = [r for r in rs if irq_pairs(r)]
+            if not rs:
+                if (k, ld) not in unmeasured:
+                    unmeasured.append((k, ld))
+                continue
+            rate = [(int(r["irq_fires"]) if rest[2] == "1" else int(r["nmi_ops"])) * 1e9 /
+                    int(r["ns"]) for r in rs]
+            miss = [int(r["irq_misses"]) * 1000 / irq_pairs(r) for r in rs]
             fails = [int(r["irq_trylock_fail"]) for r in rs]
-            emit(f"    {'hardirq' if rest[2] == '1' else 'nmi=' + nm:<16} {rest[0]:<6} "
-                 f"{label(m, rest[0]):<14} "
-                 f"rate {statistics.median(rate):>8.0f}/s  misses/1000 "
-                 f"{statistics.median(miss) if miss else float('nan'):>7.1f}  trylock fails "
-                 f"{statistics.median(fails):>8.0f}")
+            irows.append(f"  {k:<10} {ld:<8} {rest[0]:<6} {label(m, rest[0]):<15} | "
+                         f"{statistics.median(rate):>8.0f} {statistics.median(miss):>11.1f} "
+                         f"{statistics.median(fails):>13.0f}")
+if irows or unmeasured:
+    emit()
+    emit(f"  wall clock under interrupt load, median of the repetitions; {MISS_LEGEND}")
+if irows:
+    emit(f"  {'kernel':<10} {'load':<8} {'wl':<6} {'mode':<15} | {'rate/s':>8} "
+         f"{'misses/1000':>11} {'trylock fails':>13}")
+    for line in irows:
+        emit(line)
+if unmeasured:
+    emit("  not measured (no pair ran in interrupt context): " +
+         ", ".join(f"{ld.split('=')[0]} load on {k} ({ld})" for k, ld in unmeasured) +
+         "; nmi=unsupported: the guest cannot send NMIs (UML has none)")
 
-# the kernel's own memcg accounting (harness/kernel_cost.c) beside ours, on
-# the same kernel and emulator: every icount guest reads it; the kcost/
-# guests (Debian 7.x) run only the 1-memcg rows of this module besides
-kcost = {}      # kernel -> (kernel_cost line, our rows, meta)
-kcost_csv = []  # its CSV rows (bench.csv)
-for k, runs in icount.items():
-    kc = read_kv(os.path.join(bdir, "icount", k, "run1", "kernel_cost.txt"))
-    kcost[k] = (kc[0] if kc else {}, runs[0][0], runs[0][1])
-kcost_rows = 0  # rows of the kcost guests (the icount guests' are counted there)
-for k in subdirs(os.path.join(bdir, "kcost")):
-    rows, meta = load(os.path.join(bdir, "kcost", k))
-    kcost_rows += len(rows)
-    kc = read_kv(os.path.join(bdir, "kcost", k, "kernel_cost.txt"))
-    kcost[k] = (kc[0] if kc else {}, rows, meta)
 if kcost:
     emit()
     emit("== Beside the kernel's own memcg accounting (qemu -icount shift=0, instructions per "
-         "pair; docs/benchmark.md \"The kernel's own accounting\") ==")
-    emit("  kernel: what GFP_KERNEL_ACCOUNT adds to a kmalloc(64)+kfree pair and to an "
-         "alloc_page+__free_page pair over GFP_KERNEL, from a task in a non-root memcg;")
-    emit("  ours: a charge+uncharge pair of this module (1 client, 1 memcg), less the floor "
-         "(the bench loop and a bare per-CPU add/sub pair)")
-    emit(f"  {'kernel':<22} {'uname':<26} | {'kmalloc acct':>12} {'bytes: dec':>10} "
-         f"{'cpl':>6} {'atomic':>6} | {'page acct':>9} {'pages: dec':>10} {'cpl':>6} "
-         f"{'none':>6}")
-    for k, (kc, rows, meta) in kcost.items():
-        fl = one(rows, workload="floor", mode="decoupled")
-        ours = {(wl, m): one(rows, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0,
-                             nmi="off") - fl
-                for wl in ("bytes", "pages") for m in ("decoupled", "coupled", "none")}
+         "pair) ==")
+    emit("  docs/benchmark.md, \"The kernel's own accounting\"")
+    emit("  kernel acct: what GFP_KERNEL_ACCOUNT adds to a kmalloc(64)+kfree pair (bytes) and "
+         "to an alloc_page+__free_page pair (pages) over GFP_KERNEL, from a task in a non-root "
+         "memcg; ours: a charge+uncharge pair of this module (1 client, 1 memcg), less the "
+         "floor (the bench loop and a bare per-CPU add/sub pair), of every boot; page_counter: "
+         "the kernel's page_counter_try_charge()+page_counter_uncharge() pair on a chain of "
+         "the levels shown, the loop and calls subtracted")
+    emit(f"  {LEGEND_BOOTS}")
+    for k, (kc, boots, meta) in kcost.items():
+        emit(f"  {k}: {meta.get('uname', '?')}" + (
+            "" if kc.get("verdict") == "PASS" else
+            f"; kernel_cost: {kc.get('reason', 'no result') if kc else 'no result'}") + (
+            f"; page_counter: unsupported ({kc.get('pc_reason', 'no reason given')})"
+            if kc.get("pc") == "unsupported" else ""))
+    # the page-counter column where some kernel_cost line has its keys
+    has_pc = any("pc_net_ns" in kc or "pc" in kc for kc, _, _ in kcost.values())
+    for wl, acct in (("bytes", "kmalloc_accounting_ns"), ("pages", "page_accounting_ns")):
+        emit(f"  {wl:<6} {'kernel':<18} | {'kernel acct':>11} | " +
+             " ".join(f"{label(m, wl):>14}" for m in ("decoupled", "coupled", "none")) +
+             (f" | {'page_counter':>16}" if wl == "pages" and has_pc else ""))
+        for k, (kc, boots, meta) in kcost.items():
+            if kc.get("verdict") != "PASS":
+                continue
+            ours = []
+            for m in ("decoupled", "coupled", "none"):
+                v = [one(rows, workload=wl, mode=m, clients=1, memcgs=1, hardirq=0, nmi="off") -
+                     one(rows, workload="floor", mode="decoupled") for rows in boots]
+                ours.append(fb(v))
+            pc = ""
+            if wl == "pages" and has_pc:
+                pc = f"{float(kc['pc_net_ns']):.1f} ({kc.get('pc_levels', '?')} levels)" \
+                    if "pc_net_ns" in kc else ("unsupported" if kc.get("pc") == "unsupported"
+                                                else "-")
+                pc = f" | {pc:>16}"
+            emit(f"  {'':<6} {k:<18} | {float(kc[acct]):>11.1f} | " +
+                 " ".join(f"{x:>14}" for x in ours) + pc)
+    for k, (kc, boots, meta) in kcost.items():
         if kc.get("verdict") != "PASS":
-            emit(f"  {k:<22} {meta.get('uname', '?'):<26} | kernel_cost: "
-                 f"{kc.get('reason', 'no result') if kc else 'no result'}")
             continue
-        ka, pa = float(kc["kmalloc_accounting_ns"]), float(kc["page_accounting_ns"])
-        emit(f"  {k:<22} {meta.get('uname', '?'):<26} | {ka:>12.1f} "
-             f"{fmt(ours[('bytes', 'decoupled')], 10)} {fmt(ours[('bytes', 'coupled')], 6)} "
-             f"{fmt(ours[('bytes', 'none')], 6)} | {pa:>9.1f} "
-             f"{fmt(ours[('pages', 'decoupled')], 10)} {fmt(ours[('pages', 'coupled')], 6)} "
-             f"{fmt(ours[('pages', 'none')], 6)}")
         for op, acc, plain, diff in (("kmalloc64", kc["kmalloc_account_ns"],
-                                      kc["kmalloc_plain_ns"], ka),
-                                     ("page", kc["page_account_ns"], kc["page_plain_ns"], pa)):
+                                      kc["kmalloc_plain_ns"], kc["kmalloc_accounting_ns"]),
+                                     ("page", kc["page_account_ns"], kc["page_plain_ns"],
+                                      kc["page_accounting_ns"]),
+                                     ("page_counter", kc.get("pc_pair_ns"),
+                                      kc.get("pc_call_ns"), kc.get("pc_net_ns"))):
+            if diff is None:
+                continue
             kcost_csv.append(dict(part="kernel-accounting", kernel=k, accel=meta.get("accel", ""),
                                   workload=op, clients=1, memcgs=1,
                                   kernel_account_insns_per_pair=f"{float(acc):.1f}",
                                   kernel_plain_insns_per_pair=f"{float(plain):.1f}",
-                                  kernel_accounting_insns_per_pair=f"{diff:.1f}",
+                                  kernel_accounting_insns_per_pair=f"{float(diff):.1f}",
+                                  kernel_pc_levels=kc.get("pc_levels", "")
+                                  if op == "page_counter" else "",
                                   verdict=kc.get("verdict", "")))
     emit("  Comparable: the same emulator, kernel and instruction counting, a stock hit on "
          "both sides in the steady state. Not comparable one to one: the kernel's figure is "
@@ -697,13 +871,24 @@ if kcost:
          "the page's memcg_data), ours is the stock's charge+uncharge alone, called directly; "
          "6.12's stock is coupled (IRQs off), 7.x's is decoupled (local_trylock).")
 
-for k, ((rows, meta), _) in wall.items():
+# the memory footprint (debugfs slab): printed once, from the first guest
+# that read it; the other guests' readings by the lines that differ
+foot = []
+for k in wall:
     for name in ("slab-kmem_cache.txt", "slab-kmalloc.txt"):
         pth = os.path.join(bdir, "wall", k, "first", name)
         if os.path.exists(pth) and os.path.getsize(pth):
-            emit()
-            emit(f"memory footprint ({k}, {name[5:-4]} mode, debugfs slab):")
-            out.extend(open(pth).read().rstrip().splitlines())
+            foot.append((f"{k}, {name[5:-4]} mode", open(pth).read().rstrip().splitlines()))
+if foot:
+    emit()
+    emit(f"memory footprint (debugfs slab), read on {foot[0][0]}:")
+    for line in foot[0][1]:
+        emit(line)
+    for name, lines in foot[1:]:
+        diff = [x for x in lines if x not in foot[0][1]]
+        emit(f"  {name}: " + ("the same" if not diff else "differs in"))
+        for line in diff:
+            emit("    " + line)
 
 nrows = sum(len(rs) for runs in icount.values() for rs, _ in runs) + \
     sum(len(rs) for rs, _ in scale.values()) + \
@@ -732,7 +917,7 @@ CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "sh
             "prim_atomic_ns", "pmu", "pmu_want", "pmu_error", "pmu_cpus", "pmu_insns_per_pair",
             "pmu_cycles_per_pair", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair",
             "pmu_scaled", "kernel_account_insns_per_pair", "kernel_plain_insns_per_pair",
-            "kernel_accounting_insns_per_pair", "verdict"]
+            "kernel_accounting_insns_per_pair", "kernel_pc_levels", "verdict"]
 
 
 def csv_rows(part, kernel, guest, d, icount_part):

@@ -47,11 +47,15 @@
 #   BENCH_PMU             off, hw or sw: add pmu= to every job (default: none,
 #                         the bench's own default, off)
 #   BENCH_MATCH           extended regex: run only the jobs whose line matches
-#                         (e.g. 'clients=1 workload=pages')
+#                         (e.g. 'clients=1 workload=pages'), in every part
+#                         (icount, kcost, scale, wall); a guest whose job
+#                         list it empties is not booted (nor fetched)
 #   BENCH_STALL_S         seconds of console silence that count as a hung
 #                         guest (default 300)
 #   BENCH_RESULTS         where the result folders go (default bench-results/)
-# Set a kernel list to "" to skip that part.
+# Set a kernel list to "" to skip that part.  With KERNEL= (and KDIR=) set,
+# every part runs on that kernel ("path") and the kcost part not at all: the
+# icount guests of "path" read the kernel's own accounting themselves.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -75,6 +79,7 @@ if [[ -n ${KERNEL:-} ]]; then
 	icount_kernels=${BENCH_ICOUNT_KERNELS-path}
 	scale_kernels=${BENCH_SCALE_KERNELS-path+smp1 path+smp4}
 	wall_kernels=${BENCH_WALL_KERNELS-path}
+	kcost_kernels=${BENCH_KCOST_KERNELS-}
 fi
 modes="decoupled decoupled-owner coupled coupled-noirq none percpu-counter"
 pmu=${BENCH_PMU:-}
@@ -248,33 +253,66 @@ run_any() {
 	if [[ $1 == uml ]]; then run_uml "$2" "$3"; else run_qemu "$1" "$2" "$3"; fi
 }
 
+# the job lists of every part, narrowed by BENCH_MATCH before any guest is
+# fetched or booted: a kernel whose list is left empty is dropped from its
+# part, and a match that leaves no job to any kernel is an error
+listed=0
+kept=0
+# narrow FILE PART: FILE narrowed (bench_match); status 1 when none is left
+narrow() {
+	listed=1
+	if bench_match "$1" "$pmu"; then
+		kept=1
+		return 0
+	fi
+	log "bench: BENCH_MATCH='${BENCH_MATCH:-}' leaves no job in $(basename "$1"): $2 skipped"
+	return 1
+}
+if [[ -n ${icount_kernels// /} ]]; then
+	icount_jobs "$ncpus" >"$B/icount-jobs.txt"
+	narrow "$B/icount-jobs.txt" "$icount_kernels" || icount_kernels=
+fi
+if [[ -n ${kcost_kernels// /} ]]; then
+	kcost_jobs >"$B/kcost-jobs.txt"
+	narrow "$B/kcost-jobs.txt" "$kcost_kernels" || kcost_kernels=
+fi
+scale_run=
+for k in $scale_kernels; do
+	read -r _ smp _ <<<"$(mcs_kernel_spec "$k")"
+	((smp > 0)) || smp=$ncpus
+	if [[ ! -e $B/scale-jobs-$smp.txt ]]; then
+		scale_jobs "$smp" >"$B/scale-jobs-$smp.txt"
+		narrow "$B/scale-jobs-$smp.txt" "$k" || true
+	fi
+	if [[ -s $B/scale-jobs-$smp.txt ]]; then scale_run+=" $k"; fi
+done
+scale_kernels=$scale_run
+if [[ -n ${wall_kernels// /} ]]; then
+	wall_jobs "$ncpus" "$reps" >"$B/wall-jobs.txt"
+	narrow "$B/wall-jobs.txt" "$wall_kernels" || wall_kernels=
+fi
+((kept || !listed)) || die "BENCH_MATCH='${BENCH_MATCH:-}' leaves no job in any part of the benchmark"
+
 t_start=$SECONDS
 load_start=$(cat /proc/loadavg)
 log "bench: host $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for k in $icount_kernels; do
-	icount_jobs "$ncpus" >"$B/icount-jobs.txt"
-	bench_narrow "$B/icount-jobs.txt" "$pmu"
 	for ((r = 1; r <= iruns; r++)); do
 		log "bench: $k under -icount shift=0, run $r/$iruns ($(wc -l <"$B/icount-jobs.txt") jobs)"
 		run_qemu "$k" "$B/icount/$k/run$r" "$B/icount-jobs.txt" shift=0
 	done
 done
-kcost_jobs >"$B/kcost-jobs.txt"
 for k in $kcost_kernels; do
-	log "bench: $k under -icount shift=0 (the kernel's own accounting)"
+	log "bench: $k under -icount shift=0 (the kernel's own accounting, $(wc -l <"$B/kcost-jobs.txt") jobs)"
 	run_qemu "$k" "$B/kcost/$k" "$B/kcost-jobs.txt" shift=0
 done
 for k in $scale_kernels; do
 	read -r _ smp _ <<<"$(mcs_kernel_spec "$k")"
 	((smp > 0)) || smp=$ncpus
-	scale_jobs "$smp" >"$B/scale-jobs-$smp.txt"
-	bench_narrow "$B/scale-jobs-$smp.txt" "$pmu"
 	log "bench: $k under -icount shift=0 (one shared memcg)"
 	run_qemu "$k" "$B/scale/$k" "$B/scale-jobs-$smp.txt" shift=0
 done
 for k in $wall_kernels; do
-	wall_jobs "$ncpus" "$reps" >"$B/wall-jobs.txt"
-	bench_narrow "$B/wall-jobs.txt" "$pmu"
 	log "bench: $k wall clock, $reps repetitions ($(wc -l <"$B/wall-jobs.txt") jobs of $ms ms)"
 	run_any "$k" "$B/wall/$k/first" "$B/wall-jobs.txt"
 	# rows whose max/min > 1.3: once more, in a guest of their own

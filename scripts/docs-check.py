@@ -26,6 +26,12 @@ true of this tree.  Checks README.md, docs/*.md and CHANGELOG.md and fails
   - docs/testing.md's table of environment variables: a row no script reads,
     or a variable the scripts read with a default (${NAME:-...} and the
     like, os.environ in Python, NAME ?= in the Makefile) that has no row.
+  - a line longer than GEN_WIDTH (120) characters inside a generated block
+    of docs/benchmark.md (<!-- bench:begin --> ... <!-- bench:end -->,
+    <!-- profile:begin --> ... <!-- profile:end -->), and, with
+    --report FILE, in that report (the bench.txt of a run).
+
+docs-check.py --report FILE: the same, and FILE's lines checked too.
 
 PENDING below lists what the documentation names before the rig has it
 (targets and documents that are being added elsewhere): reported as
@@ -63,6 +69,7 @@ CODESPAN_RE = re.compile(r"(`+)(.+?)\1")
 MAKE_RE = re.compile(r"(?:^|[\s;&|(])make((?:[ \t]+[^\s;&|)]+)*)")
 GEN_BEGIN_RE = re.compile(r"<!--\s*([\w-]+):begin\s*-->")
 FIGURE_RE = re.compile(r"(?<![\w.])(?:\d{2,}\.\d+|\d+\.\d+x)(?![\w.])")
+GEN_WIDTH = 120  # the longest line of a generated block and of bench.txt
 
 
 def read(path):
@@ -296,6 +303,25 @@ class Checker:
             for name in sorted(names):
                 self.check_variable(path, n, name)
 
+    def check_widths(self, report=None):
+        """Generated blocks of benchmark.md, and the report if given, in
+        lines of at most GEN_WIDTH characters."""
+        bench = os.path.join(TREE, "docs", "benchmark.md")
+        if os.path.isfile(bench):
+            for n, line, _, gen in lines_of(read(bench)):
+                if gen and len(line) > GEN_WIDTH:
+                    self.error(bench, n, "line of %d characters in a generated block (at most %d)"
+                               % (len(line), GEN_WIDTH))
+        if report is None:
+            return
+        if not os.path.isfile(report):
+            self.errors.append("%s:0: no such report" % report)
+            return
+        for n, line in enumerate(read(report).split("\n"), 1):
+            if len(line) > GEN_WIDTH:
+                self.errors.append("%s:%d: line of %d characters (at most %d)"
+                                   % (report, n, len(line), GEN_WIDTH))
+
     def check_env_table(self, path):
         rows = {}
         for n, line, code, _ in lines_of(read(path)):
@@ -313,6 +339,13 @@ class Checker:
 
 
 def main():
+    report = None
+    args = sys.argv[1:]
+    if args[:1] == ["--report"] and len(args) == 2:
+        report = args[1]
+    elif args:
+        print("usage: docs-check.py [--report BENCH_TXT]")
+        return 2
     c = Checker()
     files = [os.path.join(TREE, "README.md"), os.path.join(TREE, "CHANGELOG.md")]
     files += sorted(glob.glob(os.path.join(TREE, "docs", "*.md")))
@@ -322,6 +355,7 @@ def main():
             continue
         c.check_file(path)
     c.check_figures()
+    c.check_widths(report)
     testing = os.path.join(TREE, "docs", "testing.md")
     if os.path.isfile(testing):
         c.check_env_table(testing)

@@ -19,11 +19,13 @@ markers are missing.
 """
 import os
 import sys
+import textwrap
 
 TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(TREE, "docs", "benchmark.md")
 BEGIN = "<!-- bench:begin -->"
 END = "<!-- bench:end -->"
+WIDTH = 120     # the longest line of a generated block (scripts/docs-check.py)
 
 
 def meta(path):
@@ -62,6 +64,14 @@ def profile_sections(text):
         elif cur is not None and line.strip():
             secs[cur].append(line)
     return secs
+
+
+def wrap_code(line):
+    """A line of a code block in lines of at most WIDTH, the rest indented."""
+    if len(line) <= WIDTH:
+        return [line]
+    return textwrap.wrap(line, WIDTH, subsequent_indent="    ", break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def profile_block(path):
@@ -107,7 +117,8 @@ def profile_block(path):
             "jobs, Debian 6.12 generic (`deb-amd64`), %s; the first 12 blocks of %d\n"
             "(the whole report goes to `.out/profile/profile.txt`):\n\n```\n%s\n%s\n```\n\n"
             "%s\n<!-- profile:end -->"
-            % (date.strftime("%Y-%m-%d"), nblocks, head[0], "\n".join(shown), per_fn))
+            % (date.strftime("%Y-%m-%d"), nblocks, "\n".join(wrap_code(head[0])),
+               "\n".join(x for line in shown for x in wrap_code(line)), per_fn))
 
 
 def main():
@@ -138,7 +149,7 @@ def main():
                          m.get("env")) if x]
     if facts:
         head += " (" + "; ".join(facts) + ")"
-    block = "%s\n%s.\n\n```text\n%s\n```\n%s" % (BEGIN, head, text, END)
+    block = "%s\n%s.\n\n```text\n%s\n```\n%s" % (BEGIN, "\n".join(textwrap.wrap(head, WIDTH)), text, END)
 
     replace_block(BEGIN, END, block)
     print("update-bench-docs: %s updated from %s" % (os.path.relpath(DOC, TREE), report))
