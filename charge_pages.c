@@ -7,7 +7,7 @@
  * it again to choose a stock.  A hit of the default design ("decoupled")
  * is served inline, without a frame or a call; every other mode goes
  * through the design's interface.  A charge that misses charges the page
- * counters a whole batch (MCS_CHARGE_BATCH) and puts the surplus into
+ * counters a whole batch (mcs_charge_batch()) and puts the surplus into
  * the same design's stock; an uncharge puts its pages there.  What a stock
  * refuses (busy, refused by the fence, no room) goes to the counters: no
  * charge is lost or doubled.
@@ -75,7 +75,7 @@ static noinline int charge_pages_refused(struct mcs_memcg *memcg, gfp_t gfp,
 /*
  * Everything of a page charge but the stock hit: errors, the root, the
  * miss.  @answer: what @mode's stock answered, or MCS_TAKE_NOT_ASKED.
- * MCS_CHARGE_BATCH pages (or @nr_pages if larger) go to the counters and
+ * A batch (mcs_batch_now(), or @nr_pages if larger) goes to the counters and
  * the surplus into the stock; a refused batch is retried with exactly
  * @nr_pages; a refused exact charge is charge_pages_refused()'s.  A memcg
  * without a slot in a full stock (MCS_TAKE_FULL) is charged exactly: the
@@ -88,7 +88,7 @@ static noinline int charge_pages_slow(struct mcs_memcg *memcg, gfp_t gfp,
 				      unsigned int nr_pages, enum mcs_stock_answer answer,
 				      enum mcs_stock_mode mode)
 {
-	unsigned int batch = max(MCS_CHARGE_BATCH, nr_pages);
+	unsigned int batch = max(mcs_batch_now(), nr_pages);
 	struct mcs_page_counter *fail;
 
 	if (answer == MCS_TAKE_BUSY)

@@ -158,7 +158,7 @@ static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *
 	}
 	stock->nr_pages += nr_pages;
 	__mcs_memcg_event(memcg, MCS_REFILL);
-	if (stock->nr_pages > MCS_CHARGE_BATCH)
+	if (stock->nr_pages > mcs_batch_now())
 		coupled_drain_memcg(stock);
 }
 

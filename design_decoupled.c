@@ -116,8 +116,11 @@ noinline void mcs_decoupled_refill_new(struct mcs_memcg_stock *stock, struct mcs
 	int i;
 
 	mcs_assert_mode_fence();
-	/* An offline memcg gets no new slot: its stocks were drained. */
-	if (!READ_ONCE(memcg->online))
+	/*
+	 * An offline memcg gets no new slot: its stocks were drained.  Nor
+	 * does a put of more than the batch (a smaller charge_batch).
+	 */
+	if (!READ_ONCE(memcg->online) || nr_pages > mcs_batch_now())
 		goto uncharge;
 	i = NR_MEMCG_STOCK;
 	if (stock->nr_cached < NR_MEMCG_STOCK)
@@ -161,7 +164,7 @@ noinline void mcs_decoupled_refill_locked(struct mcs_memcg_stock *stock, struct 
 
 			WRITE_ONCE(stock->nr_pages[i], total);
 			__mcs_memcg_event(memcg, MCS_REFILL);
-			if (total > MCS_CHARGE_BATCH)
+			if (total > mcs_batch_now())
 				drain_stock(stock, i, MCS_DRAIN_OVERFLOW);
 			return;
 		}

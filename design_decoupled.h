@@ -129,7 +129,7 @@ static __always_inline bool mcs_decoupled_pages_put_fast(struct mcs_memcg *memcg
 			continue;
 		/* slot <= 64 plus refill <= 64 fits a u8 */
 		total = READ_ONCE(stock->nr_pages[i]) + nr_pages;
-		if (total > MCS_CHARGE_BATCH) {
+		if (total > mcs_batch_now()) {
 			mcs_decoupled_refill_locked(stock, memcg, nr_pages);
 			goto unlock;
 		}

@@ -79,7 +79,7 @@ void mcs_percpu_counter_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages
 		return;
 	}
 	mcs_memcg_event(memcg, MCS_REFILL);
-	if (total > (int)MCS_CHARGE_BATCH) {
+	if (total > (int)mcs_batch_now()) {
 		count_drain(memcg, count);
 		mcs_memcg_event(memcg, MCS_DRAIN);
 	}

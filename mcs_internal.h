@@ -146,7 +146,7 @@ struct mcs_memcg {
 /**
  * struct mcs_memcg_stock - per-CPU cache of pre-charged pages
  * @lock: protects @nr_pages, @cached and @drain_idx of this CPU's instance
- * @nr_pages: pages held for @cached[i], never above MCS_CHARGE_BATCH
+ * @nr_pages: pages held for @cached[i], never above the batch (mcs_batch_now())
  *	after an operation completes
  * @cached: memcg of slot i or NULL; each non-NULL slot holds a reference
  * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK)
@@ -343,6 +343,19 @@ static inline enum mcs_stock_mode mcs_stock_mode_now(void)
 }
 
 /*
+ * The charge batch: what a miss charges beyond the request, and the most a
+ * stock keeps per memcg (1..MCS_CHARGE_BATCH).  Set at load (charge_batch)
+ * or by mcs_stock_set_bench_batch(), which drains every stock after a
+ * grace period, as a mode switch does.
+ */
+extern unsigned int mcs_charge_batch_cur;
+
+static __always_inline unsigned int mcs_batch_now(void)
+{
+	return READ_ONCE(mcs_charge_batch_cur);
+}
+
+/*
  * The mode fence, one for every design: a section of a design's stock, once
  * entered, reads the mode again.  Anything but the mode the operation read
  * (@mode) means that a switch may be draining that stock, or that another
@@ -403,6 +416,7 @@ static inline bool mcs_mode_is_decoupled(enum mcs_stock_mode mode)
 }
 
 int mcs_stock_set_bench_mode(enum mcs_stock_mode mode);
+int mcs_stock_set_bench_batch(unsigned int batch);
 
 /* design_decoupled.c: the sections of "decoupled-owner", for the KUnit module */
 bool mcs_owner_test_trylock(bool obj);
@@ -459,7 +473,7 @@ static inline struct work_struct *mcs_stock_work(const struct mcs_stock_kind *ki
  * @batches: a page charge that misses charges a whole batch and puts the
  *	surplus into the stock (false: exact charges, no stock of pages)
  * @memcgs_per_cpu: memcgs whose pages one CPU's page stock holds at once,
- *	at most MCS_CHARGE_BATCH pages each once an operation completes (0:
+ *	at most a batch (mcs_batch_now()) each once an operation completes (0:
  *	no page stock; UINT_MAX: a stock per memcg, no limit); with the CPU
  *	count it bounds the charge that the stocks strand
  * @drain_memcg: for a design whose stocks live in the memcgs rather than

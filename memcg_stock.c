@@ -115,6 +115,31 @@ int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 }
 EXPORT_SYMBOL_NS_GPL(mcs_stock_set_bench_mode, MCS_NS);
 
+/**
+ * mcs_stock_set_bench_batch() - change the charge batch
+ * @batch: 1..MCS_CHARGE_BATCH
+ *
+ * For the benchmark and the KUnit module (MCS_NS).  Under the mode switch's
+ * lock: the new batch is stored, a grace period waits for every put that
+ * read the old one (puts run in a stock section or an RCU section, as for
+ * the mode fence), then every stock is drained, so that none holds more
+ * than @batch per memcg from then on.  Task context; sleeps.
+ *
+ * Return: 0, or -EINVAL for a @batch out of range (nothing changed).
+ */
+int mcs_stock_set_bench_batch(unsigned int batch)
+{
+	if (!batch || batch > MCS_CHARGE_BATCH)
+		return -EINVAL;
+	mutex_lock(&mode_mutex);
+	WRITE_ONCE(mcs_charge_batch_cur, batch);
+	synchronize_rcu();
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	mutex_unlock(&mode_mutex);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(mcs_stock_set_bench_batch, MCS_NS);
+
 int mcs_stock_set_mode(enum mcs_stock_mode mode)
 {
 	if (mode == MCS_MODE_COUPLED_NOIRQ)

@@ -312,11 +312,27 @@ void mcs_memcg_stat(struct mcs_memcg *memcg, struct mcs_memcg_stat *stat);
 /* ---- Page charges: charge and uncharge pages through the memcg stock, drain the stocks ---- */
 
 /*
- * The most pages a miss charges to the counters at once (or the request,
- * if larger); the surplus feeds the stock, which never holds more per
- * memcg.  A memcg that has no slot in a full stock is charged exactly.
+ * The largest charge batch, and its default: the most pages a miss charges
+ * to the counters at once (or the request, if larger); the surplus feeds
+ * the stock, which never holds more per memcg.  A memcg that has no slot
+ * in a full stock is charged exactly.  Charges of up to this many pages
+ * may be served by a stock.  The batch in use (mcs_charge_batch()) is this,
+ * or less (module parameter charge_batch=1..64), as upstream proposes a
+ * batch scaled down on larger pages: 32 on 16K pages, 16 on 64K pages.
  */
 #define MCS_CHARGE_BATCH	64U
+
+/**
+ * mcs_charge_batch() - the charge batch in use
+ *
+ * Any context.
+ *
+ * Return: 1..MCS_CHARGE_BATCH: what a stock miss charges at once (or the
+ * request, if larger) and the most a stock keeps per memcg.  Set at load
+ * (module parameter charge_batch, default MCS_CHARGE_BATCH); the benchmark
+ * may change it for a run, draining every stock around the change.
+ */
+unsigned int mcs_charge_batch(void);
 
 /**
  * mcs_charge_pages() - charge pages to a memcg

@@ -193,7 +193,7 @@ EXPORT_SYMBOL_GPL(mcs_drain_all_stock);
 /*
  * The most pages that the page stocks of @mode can hold over the online
  * CPUs while @nr_memcgs memcgs charge: per CPU, the memcgs its page stock
- * holds at once, MCS_CHARGE_BATCH pages each (the harness reports the
+ * holds at once, a batch each (mcs_batch_now(); the harness reports the
  * charge that the stocks strand against it).
  */
 unsigned long mcs_stock_page_bound(enum mcs_stock_mode mode, unsigned long nr_memcgs)
@@ -201,7 +201,7 @@ unsigned long mcs_stock_page_bound(enum mcs_stock_mode mode, unsigned long nr_me
 	unsigned long per_cpu = min_t(unsigned long, mcs_stock_design[mode]->memcgs_per_cpu,
 				      nr_memcgs);
 
-	return per_cpu * num_online_cpus() * MCS_CHARGE_BATCH;
+	return per_cpu * num_online_cpus() * mcs_batch_now();
 }
 
 /* A dead CPU's stocks of every kind: nothing runs there, no lock needed. */

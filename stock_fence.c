@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The stock mode: its current value, its names, and the test hooks at the
- * windows of the mode fence.  The fence itself (mcs_mode_fence_holds()),
+ * windows of the mode fence; and the charge batch (module parameter
+ * charge_batch), which every design that batches reads.  The fence itself (mcs_mode_fence_holds()),
  * the binding of a mode to its design and the switch rules are in
  * stock_designs.h; the switch, which drains, in memcg_stock.c.
  *
@@ -13,6 +14,23 @@
 
 /* read inline on the charge paths: mcs_stock_mode_now() */
 enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;
+
+/* read on the charge paths: mcs_batch_now(); 1..MCS_CHARGE_BATCH */
+unsigned int mcs_charge_batch_cur __read_mostly = MCS_CHARGE_BATCH;
+
+static int charge_batch_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, MCS_CHARGE_BATCH);
+}
+
+static const struct kernel_param_ops charge_batch_ops = {
+	.set = charge_batch_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(charge_batch, &charge_batch_ops, &mcs_charge_batch_cur, 0444);
+MODULE_PARM_DESC(charge_batch,
+		 "Pages a stock miss charges at once and the most a stock keeps per memcg, 1..64 (default 64)");
 
 #if IS_ENABLED(CONFIG_KUNIT)
 void (*mcs_test_hook)(enum mcs_test_hook where);	/* mcs_test_hook_at() */
@@ -68,4 +86,10 @@ enum mcs_stock_mode mcs_stock_get_mode(void)
 	return mcs_stock_mode_now();
 }
 EXPORT_SYMBOL_GPL(mcs_stock_get_mode);
+
+unsigned int mcs_charge_batch(void)
+{
+	return mcs_batch_now();
+}
+EXPORT_SYMBOL_GPL(mcs_charge_batch);
 

@@ -14,7 +14,10 @@
  * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000 [pages],
  * hardirq=0|1 [0], nmi=0|1 [0],
  * shared=0|1 [0], memcgs=1..256 [1] (clients x memcgs at most 1024),
- * duration_ms=1..10000 [200], pmu=off|hw|sw [off].
+ * duration_ms=1..10000 [200], pmu=off|hw|sw [off],
+ * batch=1..64 [the module's charge_batch]: the charge batch for this run
+ * (mcs_stock_set_bench_batch(), restored afterwards), e.g. 16 and 32, the
+ * batch upstream proposes for 64K and 16K pages.
  * "coupled-noirq" is a control that exists only here: the coupled stock
  * with preempt_disable() in place of its IRQ toggles (design_coupled.c).
  * Mode "none" charges pages to the counters directly and keeps bytes in
@@ -153,13 +156,14 @@ static const unsigned int wl_obj_size[NR_WL] = {
 
 enum bench_key {
 	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION,
-	KEY_MEMCGS, KEY_NMI, KEY_PMU, NR_KEYS
+	KEY_MEMCGS, KEY_NMI, KEY_PMU, KEY_BATCH, NR_KEYS
 };
 
 static const char * const bench_keys[NR_KEYS] = {
 	[KEY_MODE] = "mode", [KEY_CLIENTS] = "clients", [KEY_WORKLOAD] = "workload",
 	[KEY_HARDIRQ] = "hardirq", [KEY_SHARED] = "shared", [KEY_DURATION] = "duration_ms",
 	[KEY_MEMCGS] = "memcgs", [KEY_NMI] = "nmi", [KEY_PMU] = "pmu",
+	[KEY_BATCH] = "batch",
 };
 
 /*
@@ -180,6 +184,7 @@ struct bench_params {
 	unsigned int memcgs;
 	unsigned int duration_ms;
 	enum mcs_bench_pmu_kind pmu;
+	unsigned int batch;	/* 0: the module's */
 };
 
 /* @memcgs memcgs and their objcgs of one client; the arrays are its own. */
@@ -842,9 +847,9 @@ static void bench_report(struct bench_run *run)
 	mcs_bench_pmu_format(&run->pmu, ops, pmu, sizeof(pmu));
 
 	snprintf(run->result, sizeof(run->result),
-		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu stranded_pages=%lu stranded_bound=%lu errors=%ld %s %s verdict=%s\n",
+		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u batch=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu stranded_pages=%lu stranded_bound=%lu errors=%ld %s %s verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
-		 run->p.hardirq, run->nmi, run->p.shared, run->p.memcgs,
+		 run->p.hardirq, run->nmi, run->p.shared, run->p.memcgs, mcs_charge_batch(),
 		 run->p.duration_ms, num_online_cpus(), ops, ns,
 		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
 		 ops ? ns * active / ops : 0, run->irq_ops, fires, irq_misses, irq_fails,
@@ -860,6 +865,7 @@ static void bench_report(struct bench_run *run)
 static int bench_run(const struct bench_params *p)
 {
 	enum mcs_stock_mode found = mcs_stock_get_mode();
+	unsigned int batch = mcs_charge_batch();
 	struct bench_run *run;
 	int cpu, ret;
 
@@ -901,6 +907,11 @@ static int bench_run(const struct bench_params *p)
 	ret = mcs_stock_set_bench_mode(p->mode);
 	if (ret)
 		goto put_memcgs;
+	if (p->batch) {
+		ret = mcs_stock_set_bench_batch(p->batch);
+		if (ret)
+			goto restore_mode;
+	}
 	ret = bench_clients_create(run);
 	if (ret)
 		goto restore_mode;
@@ -915,6 +926,8 @@ static int bench_run(const struct bench_params *p)
 	bench_clients_end(run, p->clients, BENCH_RELEASE);
 
 restore_mode:
+	if (p->batch)
+		mcs_stock_set_bench_batch(batch);
 	mcs_stock_set_mode(found);
 put_memcgs:
 	bench_memcgs_put(run);
@@ -995,6 +1008,10 @@ static int bench_parse(char *line, struct bench_params *p)
 		case KEY_MEMCGS:
 			ret = mcs_input_uint("bench", key, val, 1, BENCH_MAX_MEMCGS, false,
 					     &p->memcgs);
+			break;
+		case KEY_BATCH:
+			ret = mcs_input_uint("bench", key, val, 1, MCS_CHARGE_BATCH, false,
+					     &p->batch);
 			break;
 		}
 		if (ret < 0)

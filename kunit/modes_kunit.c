@@ -750,6 +750,62 @@ static void mode_obj_size_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(mcs_root_memcg()), 0UL);
 }
 
+/* ---- the charge batch ------------------------------------------------------ */
+
+static void restore_batch(void *unused)
+{
+	mcs_stock_set_bench_batch(MCS_CHARGE_BATCH);
+}
+
+/* the designs that batch, each with a batch below the default */
+static const enum mcs_stock_mode batching_modes[] = {
+	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_PERCPU_COUNTER,
+};
+
+KUNIT_ARRAY_PARAM(batching_mode, batching_modes, mcs_test_mode_desc);
+
+#define TEST_BATCH	16U
+
+/*
+ * With charge_batch 16 (what upstream's batch scaled by page size gives on
+ * 64K pages), a miss charges 16 pages, the stock keeps at most 16 per memcg,
+ * a charge above the batch is exact, and a put that takes the stock over the
+ * batch empties it.  Out-of-range batches are refused.
+ */
+static void charge_batch_is_a_parameter(struct kunit *test)
+{
+	enum mcs_stock_mode mode = *(const enum mcs_stock_mode *)test->param_value;
+	struct mcs_memcg *memcg;
+
+	KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_batch(0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_batch(MCS_CHARGE_BATCH + 1), -EINVAL);
+	KUNIT_ASSERT_EQ(test, mcs_charge_batch(), MCS_CHARGE_BATCH);
+	mcs_test_use_mode(test, mode);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_batch, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mcs_stock_set_bench_batch(TEST_BATCH), 0);
+	KUNIT_ASSERT_EQ(test, mcs_charge_batch(), TEST_BATCH);
+	memcg = mcs_test_memcg(test, NULL);
+
+	/* one CPU's stock throughout */
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)TEST_BATCH);
+	mcs_uncharge_pages(memcg, 1);
+	/* the stock holds the whole batch now, and no more */
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)TEST_BATCH);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, TEST_BATCH), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)TEST_BATCH);
+	mcs_uncharge_pages(memcg, TEST_BATCH);
+	/* above the batch: charged exactly, beside the stock's batch */
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, TEST_BATCH + 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 2UL * TEST_BATCH + 1);
+	/* its put takes the stock over the batch: the stock is emptied */
+	mcs_uncharge_pages(memcg, TEST_BATCH + 1);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_batch(MCS_CHARGE_BATCH), 0);
+}
+
 static struct kunit_case mode_cases[] = {
 	KUNIT_CASE_PARAM(mode_switch_drains, mode_gen_params),
 	KUNIT_CASE_PARAM(mode_all_contexts_exact, mode_gen_params),
@@ -761,6 +817,7 @@ static struct kunit_case mode_cases[] = {
 	KUNIT_CASE(coupled_dead_drain_unpinned),
 	KUNIT_CASE_PARAM(drain_refused_outside_task, drain_ctx_gen_params),
 	KUNIT_CASE_PARAM(mode_obj_size_bounded, mode_gen_params),
+	KUNIT_CASE_PARAM(charge_batch_is_a_parameter, batching_mode_gen_params),
 	{}
 };
 

@@ -6,7 +6,7 @@ measured quantity of each job, with the ratio B/A.
 A and B are result folders of `make bench` or `make bench-running`
 (bench-results/<date>-<commit>/), their bench.csv, or a folder's name under
 bench-results/ ("latest" included).  Per job (part, kernel, mode, workload,
-clients, memcgs, load) each run contributes:
+clients, memcgs, batch, load) each run contributes:
 
   insns/pair        icount parts: the fewest instructions per pair over
                     the boots (a disturbance only ever adds)
@@ -26,7 +26,7 @@ import statistics
 import sys
 
 TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KEY = ("part", "kernel", "mode", "workload", "shared", "clients", "memcgs", "load")
+KEY = ("part", "kernel", "mode", "workload", "shared", "clients", "memcgs", "batch", "load")
 PMU = (("pmu_insns_per_pair", "pmu insns/pair"), ("pmu_cycles_per_pair", "pmu cycles/pair"),
        ("pmu_cpu_clock_ns_per_pair", "pmu cpu-clock ns"),
        ("pmu_task_clock_ns_per_pair", "pmu task-clock ns"))
@@ -81,7 +81,9 @@ def figures(path):
     groups = {}
     for r in rows:
         r["load"] = load_of(r)
-        groups.setdefault(tuple(r.get(k, "") for k in KEY), []).append(r)
+        # a run from before the batch key measured the default batch, 64
+        groups.setdefault(tuple(r.get(k) or ("64" if k == "batch" else "") for k in KEY),
+                          []).append(r)
     out = {}
     for k, rs in groups.items():
         q = {}
@@ -104,11 +106,11 @@ def figures(path):
 
 
 def sort_key(k):
-    part, kernel, mode, wl, shared, clients, memcgs, load = k
+    part, kernel, mode, wl, shared, clients, memcgs, batch, load = k
     order = ["decoupled", "decoupled-owner", "coupled", "coupled-noirq", "none",
              "objcg-atomic", "percpu-counter"]
-    return (part, kernel, wl, shared, int(clients or 0), int(memcgs or 0), load,
-            order.index(mode) if mode in order else len(order), mode)
+    return (part, kernel, wl, shared, int(clients or 0), int(memcgs or 0), -int(batch or 64),
+            load, order.index(mode) if mode in order else len(order), mode)
 
 
 def main():
@@ -122,7 +124,7 @@ def main():
         print(f"{tag}: {os.path.relpath(os.path.dirname(p))}: {e.get('command', '?')}, "
               f"{e.get('date', '?')}, commit {e.get('commit', '?')}, {e.get('env', '')}")
     head = (f"{'part':<12} {'kernel':<16} {'mode':<13} {'workload':<8} {'sh':>2} {'cl':>3} "
-            f"{'mc':>2} {'load':<7} | {'quantity':<17} | {'A':>10} {'B':>10} {'B/A':>6}")
+            f"{'mc':>3} {'ba':>2} {'load':<7} | {'quantity':<17} | {'A':>10} {'B':>10} {'B/A':>6}")
     print(head)
     print("-" * len(head))
     n = 0
@@ -131,8 +133,8 @@ def main():
         for q in sorted(set(qa) | set(qb)):
             a, b = qa.get(q), qb.get(q)
             ratio = f"{b / a:6.3f}" if a and b is not None else f"{'-':>6}"
-            print(f"{k[0]:<12} {k[1]:<16} {k[2]:<13} {k[3]:<8} {k[4]:>2} {k[5]:>3} {k[6]:>2} "
-                  f"{k[7]:<7} | {q:<17} | "
+            print(f"{k[0]:<12} {k[1]:<16} {k[2]:<13} {k[3]:<8} {k[4]:>2} {k[5]:>3} {k[6]:>3} "
+                  f"{k[7]:>2} {k[8]:<7} | {q:<17} | "
                   f"{(f'{a:10.2f}' if a is not None else f'{chr(45):>10}')} "
                   f"{(f'{b:10.2f}' if b is not None else f'{chr(45):>10}')} {ratio}")
             n += 1

@@ -32,6 +32,16 @@ icount_jobs() {
 	done
 	# objects that leave a rest of the page, next to a live neighbour
 	for wl in bytes-256 bytes-1024 bytes-3000; do emit "clients=1 workload=$wl memcgs=1 $d"; done
+	# the charge batch proposed for 64K and 16K pages (16, 32), in the
+	# modes that batch
+	for b in 16 32; do
+		for m in 1 8; do
+			for c in $modes; do
+				[[ $c == none || $c == coupled-noirq ]] ||
+					echo "mode=$c clients=1 workload=pages memcgs=$m batch=$b $d"
+			done
+		done
+	done
 }
 
 # scale_jobs NCPUS: one shared memcg charged by every vCPU

@@ -44,6 +44,13 @@ command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (make dep
 P=$MCS_OUT/profile
 rm -rf "$P"
 mkdir -p "$P/bin"
+# what the docs' profile block cites (scripts/update-bench-docs.py --profile)
+{
+	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "commit=$(git -C "$MCS_SRC" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "kernel=$kernel"
+	echo "default_jobs=$([[ -z ${PROFILE_JOBS:-} ]] && echo 1 || echo 0)"
+} >"$P/meta.txt"
 
 # qemu_plugin_header: print the directory of a qemu-plugin.h that matches
 # the installed emulator, fetched from its Debian source package once

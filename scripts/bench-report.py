@@ -24,7 +24,8 @@ import textwrap
 
 MODES = ["decoupled", "coupled", "coupled-noirq", "none", "decoupled-owner", "percpu-counter"]
 NOISY = 1.3
-KEYS = ("mode", "workload", "clients", "hardirq", "nmi", "shared", "memcgs")
+KEYS = ("mode", "workload", "clients", "hardirq", "nmi", "shared", "memcgs", "batch")
+BATCHING = ("decoupled", "decoupled-owner", "coupled", "percpu-counter")
 
 # The cycle model of the primitives the modes differ in (docs/benchmark.md,
 # "Cycle model").  Every instruction counts one cycle, except these, which count
@@ -135,7 +136,7 @@ def job_line(k, ms, pmu=""):
     the bench takes nmi=0|1."""
     kv = dict(zip(KEYS, k))
     kv["nmi"] = "0" if kv["nmi"] in ("off", "") else "1"
-    return " ".join(f"{n}={kv[n]}" for n in KEYS) + f" duration_ms={ms}" + \
+    return " ".join(f"{n}={kv[n]}" for n in KEYS if kv[n] != "") + f" duration_ms={ms}" + \
         (f" pmu={pmu}" if pmu else "")
 
 
@@ -239,8 +240,11 @@ def guest_line(meta):
 
 
 def pick(rows, **want):
+    """The rows that match @want; shared=0 and the default batch (64) unless asked."""
+    b = str(want.pop("batch", "64"))
     return [r for r in rows if all(str(r.get(k)) == str(v) for k, v in want.items())
-            and (want.get("shared") is not None or r.get("shared") == "0")]
+            and (want.get("shared") is not None or r.get("shared") == "0")
+            and r.get("batch", "64") == b]
 
 
 def one(rows, **want):
@@ -576,7 +580,7 @@ for k, runs in icount.items():
         emit()
         emit("  charge stranded in the stocks when the workload ends: pages still charged with "
              "nothing live (first boot) / the most the design's page stocks hold here (vCPUs x "
-             "memcgs each CPU's stock holds x batch 64; byte stocks come on top); cl: clients, "
+             "memcgs each CPU's stock holds x the batch, 64; byte stocks come on top); cl: clients, "
              "mc: memcgs per client")
         for wl in ("pages", "bytes"):
             emit(f"  {wl:<6} cl  mc | " + " ".join(f"{label(m, wl):>15}" for m in MODES))
@@ -590,6 +594,29 @@ for k, runs in icount.items():
                                  if ok else "-")
                 if any(x != "-" for x in cells):
                     emit(f"  {'':<6}{c:>3} {n:>3} | " + " ".join(f"{x:>15}" for x in cells))
+    # the charge batch (bench key batch=): 16 and 32 are the batch upstream
+    # proposes for 64K and 16K pages
+    batches = sorted({int(r["batch"]) for r in runs[0][0] if r.get("batch")} | {64})
+    if len(batches) > 1:
+        emit()
+        emit("  charge batch (bench key batch=; 16 and 32: the batch proposed for 64K and 16K pages), pages, 1 "
+             "client: instructions per pair, and pages stranded / the bound (first boot); mc: "
+             "memcgs per client")
+        emit(f"  {'':<15} mc | " + " | ".join(f"{'batch ' + str(b):>21}" for b in batches))
+        for m in BATCHING:
+            for n in (1, 8):
+                cells, seen = [], False
+                for b in batches:
+                    v = per_boot(runs, workload="pages", mode=m, clients=1, memcgs=n, hardirq=0,
+                                 nmi="off", batch=b)
+                    rs = pick(runs[0][0], workload="pages", mode=m, clients=1, memcgs=n,
+                              hardirq=0, nmi="off", batch=b)
+                    st = (f"{rs[0]['stranded_pages']}/{rs[0]['stranded_bound']}"
+                          if rs and "stranded_pages" in rs[0] else "-")
+                    cells.append(f"{fb(v):>11} {st:>9}")
+                    seen |= bool(rs)
+                if seen:
+                    emit(f"  {m:<15} {n:>2} | " + " | ".join(f"{c:>21}" for c in cells))
     # the in-kernel counters of the first boot, where its jobs asked for them
     rows0, by0, seen0 = runs[0][0], {}, []
     for r in rows0:
@@ -910,7 +937,7 @@ with open(os.path.join(outdir, "bench.txt"), "w") as f:
 # bench.csv: one row per measurement, one quantity per column (empty where
 # a quantity does not apply), units in the names
 CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "shared",
-            "clients", "memcgs", "hardirq", "nmi", "duration_ms", "ops", "ns",
+            "clients", "memcgs", "batch", "hardirq", "nmi", "duration_ms", "ops", "ns",
             "insns_per_pair", "cycles_model", "mops", "ns_per_op", "hits", "misses",
             "trylock_fail", "refills", "stranded_pages", "stranded_bound", "irq_fires", "irq_ops", "irq_misses", "irq_trylock_fail", "nmi_sent",
             "nmi_ops", "errors", "prim_irqsave_ns", "prim_preempt_ns", "prim_trylock_ns",

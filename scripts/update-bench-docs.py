@@ -97,7 +97,10 @@ def profile_block(path):
         m = re.match(r"== (?:mode=(\S+) )?workload=(\S+): ([\d.]+) instructions per pair", title)
         if not m:
             continue
-        name = "floor" if m.group(2) == "floor" else "%s %s" % (m.group(1), m.group(2))
+        mode = m.group(1)
+        if mode == "none" and m.group(2).startswith("bytes"):
+            mode = "objcg-atomic"   # the bytes of mode none, as everywhere else
+        name = "floor" if m.group(2) == "floor" else "%s %s" % (mode, m.group(2))
         fns, loop = [], 0.0
         for x in body:
             f = re.match(r"\s*(-?[\d.]+)\s+-?[\d.]+%\s+(\S+) \[memcg_stock\]$", x)
@@ -112,12 +115,22 @@ def profile_block(path):
     import textwrap
     per_fn = textwrap.fill("The same run, per function only (instructions per pair; the loop is "
                            "`bench_client_fn` and `bench_op`): %s." % "; ".join(jobs), 76)
+    meta = {}
+    mpath = os.path.join(os.path.dirname(path), "meta.txt")
+    if os.path.exists(mpath):
+        with open(mpath) as f:
+            meta = dict(x.rstrip("\n").split("=", 1) for x in f if "=" in x)
+    when = meta.get("date", date.strftime("%Y-%m-%d"))
+    commit = meta.get("commit", "unknown")
+    how = ("`make bench-profile`" if meta.get("default_jobs", "1") == "1"
+           else "`make bench-profile` with PROFILE_JOBS")
+    kernel = meta.get("kernel", "deb-amd64")
     return ("<!-- profile:begin -->\n"
-            "A profile of the decoupled page pair: `make bench-profile` with the default\n"
-            "jobs, Debian 6.12 generic (`deb-amd64`), %s; the first 12 blocks of %d\n"
-            "(the whole report goes to `.out/profile/profile.txt`):\n\n```\n%s\n%s\n```\n\n"
+            "A profile of the decoupled page pair: %s, %s (commit %s,\n"
+            "guest `%s` under qemu -icount shift=0); the first 12 blocks of %d (the whole\n"
+            "report goes to `.out/profile/profile.txt`):\n\n```\n%s\n%s\n```\n\n"
             "%s\n<!-- profile:end -->"
-            % (date.strftime("%Y-%m-%d"), nblocks, "\n".join(wrap_code(head[0])),
+            % (how, when, commit, kernel, nblocks, "\n".join(wrap_code(head[0])),
                "\n".join(x for line in shown for x in wrap_code(line)), per_fn))
 
 

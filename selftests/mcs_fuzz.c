@@ -911,9 +911,22 @@ static void do_reload(void)
 	me->rmmod_ok++;
 	me->counts[F_MODULE][K_WRITE][0]++;
 	mcs_msleep(rn(300));
-	/* both allocation modes, and now and then churn that fails on purpose */
-	snprintf(params, sizeof(params), "slab_kmalloc=%d stress_fail_nth=%d",
-		 chance(50), chance(30) ? 2 + rn(6) : 0);
+	/* now and then a charge batch out of range first: the load refuses it */
+	if (chance(10)) {
+		snprintf(params, sizeof(params), "charge_batch=%d", chance(50) ? 0 : 65 + rn(1000));
+		r = mcs_module_load_params(ko_path, params);
+		record(F_MODULE, K_OPEN, -r, 0, r == -EINVAL, params, strlen(params),
+		       "finit_module of a batch out of range");
+		if (!r)
+			return;	/* loaded after all: counted as bad, unloaded next round */
+		me->insmod_fail++;
+	}
+	/*
+	 * Both allocation modes, now and then churn that fails on purpose, and
+	 * the default charge batch or a smaller one.
+	 */
+	snprintf(params, sizeof(params), "slab_kmalloc=%d stress_fail_nth=%d charge_batch=%d",
+		 chance(50), chance(30) ? 2 + rn(6) : 0, chance(50) ? 64 : 1 + rn(64));
 	for (tries = 0; tries < 100; tries++) {
 		/*
 		 * Half the first tries fail one allocation of the whole load
