@@ -9,9 +9,9 @@
  *   cat bench
  *
  * Keys (each at most once; the ones left out take the value in brackets):
- * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner [decoupled],
+ * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner|percpu-counter [decoupled],
  * clients=1..256 [1],
- * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000 [pages],
+ * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000|drain [pages],
  * hardirq=0|1 [0], nmi=0|1 [0],
  * shared=0|1 [0], memcgs=1..256 [1] (clients x memcgs at most 1024),
  * duration_ms=1..10000 [200], pmu=off|hw|sw [off],
@@ -40,6 +40,11 @@
  * (IRQs are off while a task holds the lock), the decoupled stock lets it
  * in and sends it to the slow path when the stock is busy.  workload=floor
  * is a bare per-CPU add/sub pair, the physical limit of a stock hit.
+ * workload=drain is the pages pair followed by a synchronous drain of the
+ * memcg charged (mcs_drain_all_stock(), as an offline does): the drain's
+ * cost is the row's cost less the pages row's, and it grows with what the
+ * design walks, the online CPUs' stocks or every memcg's per-CPU counts.
+ * It takes no interrupt load (hardirq=1 or nmi=1 is -EINVAL).
  * workload=bytes-256, bytes-1024 and bytes-3000 charge objects of that
  * many bytes, sizes that leave a rest of the page, next to a neighbour: a
  * live object of PAGE_SIZE - 64 bytes that each client charges on each of
@@ -136,13 +141,14 @@
 #define BENCH_BACKSTOP_MS	100
 
 enum bench_workload {
-	WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, WL_BYTES_256, WL_BYTES_1024, WL_BYTES_3000, NR_WL
+	WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, WL_BYTES_256, WL_BYTES_1024, WL_BYTES_3000,
+	WL_DRAIN, NR_WL
 };
 
 static const char * const wl_names[NR_WL] = {
 	[WL_PAGES] = "pages", [WL_BYTES] = "bytes", [WL_MIXED] = "mixed", [WL_FLOOR] = "floor",
 	[WL_BYTES_256] = "bytes-256", [WL_BYTES_1024] = "bytes-1024",
-	[WL_BYTES_3000] = "bytes-3000",
+	[WL_BYTES_3000] = "bytes-3000", [WL_DRAIN] = "drain",
 };
 
 /* Object size of each workload that charges bytes; 0: none of its own. */
@@ -301,6 +307,20 @@ static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
 	return true;
 }
 
+/*
+ * One pair of workload=drain, from a client: a page charged and uncharged
+ * (the uncharge leaves it in the stock), then a synchronous drain of that
+ * memcg, as an offline does.
+ */
+static bool bench_drain_op(struct mcs_memcg *memcg)
+{
+	if (mcs_charge_pages(memcg, GFP_KERNEL, 1))
+		return false;
+	mcs_uncharge_pages(memcg, 1);
+	mcs_drain_all_stock(memcg, true);
+	return true;
+}
+
 /* One pair of a sized byte workload (bytes-256 ...), from a client. */
 static bool bench_sized_op(struct bench_run *run, struct mcs_objcg *objcg)
 {
@@ -313,7 +333,7 @@ static bool bench_sized_op(struct bench_run *run, struct mcs_objcg *objcg)
 /* The sized byte workloads keep a live neighbour on each charged objcg. */
 static bool bench_has_neighbour(struct bench_run *run)
 {
-	return run->p.workload >= WL_BYTES_256;
+	return run->p.workload >= WL_BYTES_256 && run->p.workload <= WL_BYTES_3000;
 }
 
 /*
@@ -383,15 +403,24 @@ static void bench_client_put(struct bench_client *c)
  * op (@sized: bench_sized_op()), so that the sized workloads add nothing
  * to the loop of the others.
  */
-static __always_inline u64 bench_load(struct bench_client *c, bool sized)
+/* The client loops: one per kind of pair, each compiled on its own. */
+enum bench_loop { LOOP_PLAIN, LOOP_SIZED, LOOP_DRAIN };
+
+static __always_inline u64 bench_load(struct bench_client *c, enum bench_loop loop)
 {
 	struct bench_run *run = c->run;
 	unsigned int n = 0, memcgs = run->p.memcgs;
 	u64 i = 0;
+	bool ok;
 
 	while (READ_ONCE(run->phase) == BENCH_LOAD) {
-		if (!(sized ? bench_sized_op(run, c->op_objcg[n]) :
-		      bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL)))
+		if (loop == LOOP_SIZED)
+			ok = bench_sized_op(run, c->op_objcg[n]);
+		else if (loop == LOOP_DRAIN)
+			ok = bench_drain_op(c->op_memcg[n]);
+		else
+			ok = bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL);
+		if (!ok)
 			c->errors++;
 		/* a compare, not a division: the same few instructions in every mode */
 		if (++n == memcgs)
@@ -422,10 +451,12 @@ static int bench_client_fn(void *arg)
 	 */
 	wait_event_idle(run->wq, READ_ONCE(run->phase) != BENCH_SETUP);
 	if (sized) {
-		c->ops = bench_load(c, true);
+		c->ops = bench_load(c, LOOP_SIZED);
 		bench_neighbours(c, false);
+	} else if (run->p.workload == WL_DRAIN) {
+		c->ops = bench_load(c, LOOP_DRAIN);
 	} else {
-		c->ops = bench_load(c, false);
+		c->ops = bench_load(c, LOOP_PLAIN);
 	}
 	if (atomic_dec_and_test(&run->loading))
 		complete(&run->stopped);
@@ -1016,6 +1047,11 @@ static int bench_parse(char *line, struct bench_params *p)
 		}
 		if (ret < 0)
 			return ret;
+	}
+	/* a drain runs in task context only: no interrupt load to charge beside it */
+	if (p->workload == WL_DRAIN && (p->hardirq || p->nmi)) {
+		pr_warn_ratelimited("memcg_stock: bench: workload=drain takes no hardirq or nmi load\n");
+		return -EINVAL;
 	}
 	if (p->clients * p->memcgs > BENCH_MAX_MEMCG_TOTAL) {
 		pr_warn_ratelimited("memcg_stock: bench: clients x memcgs over %d\n",

@@ -32,6 +32,9 @@ icount_jobs() {
 	done
 	# objects that leave a rest of the page, next to a live neighbour
 	for wl in bytes-256 bytes-1024 bytes-3000; do emit "clients=1 workload=$wl memcgs=1 $d"; done
+	# a synchronous drain of one memcg (as an offline does) per pair, with
+	# 1..256 memcgs live
+	for m in 1 8 64 256; do emit "clients=1 workload=drain memcgs=$m $d"; done
 	# the charge batch proposed for 64K and 16K pages (16, 32), in the
 	# modes that batch
 	for b in 16 32; do
@@ -49,6 +52,9 @@ scale_jobs() {
 	local n=$1 wl d="duration_ms=$ims"
 	echo "mode=decoupled clients=1 workload=floor $d"
 	for wl in pages bytes; do emit "clients=$n workload=$wl shared=1 $d"; done
+	# the drain's cost on this many vCPUs (icount_jobs has the 2-vCPU rows)
+	for m in 1 256; do emit "clients=1 workload=pages memcgs=$m $d"; done
+	for m in 1 256; do emit "clients=1 workload=drain memcgs=$m $d"; done
 }
 
 # wall_jobs NCPUS REPS: the wall-clock job list, repetitions outermost

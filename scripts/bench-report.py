@@ -264,6 +264,15 @@ def per_boot(runs, **want):
     return [one(rows, **want) for rows, _ in runs]
 
 
+def drain_cost(runs, mode, memcgs):
+    """Per boot: a workload=drain pair less the pages pair of the same job (1 client)."""
+    d = per_boot(runs, workload="drain", mode=mode, clients=1, memcgs=memcgs, hardirq=0,
+                 nmi="off")
+    p = per_boot(runs, workload="pages", mode=mode, clients=1, memcgs=memcgs, hardirq=0,
+                 nmi="off")
+    return [a - b if a == a and b == b else float("nan") for a, b in zip(d, p)]
+
+
 def apart(vals):
     """Whether the boots' figures are more than SPREAD apart."""
     v = [x for x in vals if x == x]
@@ -617,6 +626,18 @@ for k, runs in icount.items():
                     seen |= bool(rs)
                 if seen:
                     emit(f"  {m:<15} {n:>2} | " + " | ".join(f"{c:>21}" for c in cells))
+    # the synchronous drain of one memcg (workload=drain), less the page pair
+    if any(r["workload"] == "drain" for r in runs[0][0]):
+        emit()
+        emit("  synchronous drain of one memcg (workload=drain: a page pair, then mcs_drain_all_stock() "
+             "of that memcg, as an offline does), 1 client: instructions per drain, the drain row "
+             "less the pages row of the same memcgs; mc: memcgs live per client")
+        for grp in GROUPS:
+            emit(f"  {'mc':>5} | " + " | ".join(f"{m:>15}" for m in grp))
+            for n in (1, 8, 64, 256):
+                cells = [fb(drain_cost(runs, m, n)) for m in grp]
+                if any(c != "-" for c in cells):
+                    emit(f"  {n:>5} | " + " | ".join(f"{c:>15}" for c in cells))
     # the in-kernel counters of the first boot, where its jobs asked for them
     rows0, by0, seen0 = runs[0][0], {}, []
     for r in rows0:
@@ -626,7 +647,7 @@ for k, runs in icount.items():
     seen0.sort(key=lambda rest: rest[0] != "pages")
     pmu_table(rows0, seen0, by0, f"{k}, first boot")
 
-# 3. the seed-000 shape
+# 3. clients per vCPU in the shape of upstream's netperf table
 emit()
 emit("== Clients 1..4 x vCPUs, each in its own memcg (the shape of upstream's netperf table), "
      "instructions per pair ==")
@@ -641,8 +662,10 @@ for wl in ("pages", "bytes"):
                              nmi="off")) for m in MODES]
             emit(f"  {c:>7} | " + " ".join(f"{x:>15}" for x in v))
             c *= 2
-emit("  upstream (seed 000, Shakeel Butt, [PATCH v3 0/4] memcg: decouple memcg and objcg "
-     "stocks): netperf TCP_SENDFILE, 72 CPUs, clients in their own cgroups, Mbps")
+# quoted from the thread, not measured by this rig
+emit("  upstream, quoted, not measured here: Shakeel Butt, \"[PATCH v3 0/4] memcg: decouple memcg and objcg")
+emit("    stocks\", linux-mm, 6 May 2025 (!RT: the cover letter; RT: patch 1/4 of the series): netperf")
+emit("    TCP_SENDFILE on 72 CPUs, each client in its own cgroup, Mbps without / with the series (ratio)")
 emit("  clients |  !RT without / with series   |  RT without / with series")
 for row in ((6, 50235.7, 51415.4, 38559.1, 38652.6), (12, 49336.5, 49901.4, 37388.8, 37560.1),
             (18, 46306.8, 46482.7, 30707.5, 31378.3), (24, 38145.7, 38729.4, 25908.4, 26423.9),
@@ -652,6 +675,21 @@ for row in ((6, 50235.7, 51415.4, 38559.1, 38652.6), (12, 49336.5, 49901.4, 3738
 
 if not icount:
     del out[mark:]
+mark = len(out)
+
+# the per-CPU layout of the designs, from the module built for each kernel
+# (scripts/layout.py: pahole on its debug info)
+lays = [(k, os.path.join(bdir, "layout", f"{k}.txt")) for k in icount]
+lays = [(k, f) for k, f in lays if os.path.exists(f)]
+if lays:
+    emit()
+    emit("== Per-CPU memory of the designs and the cache lines a stock hit touches "
+         "(pahole on the module built for each kernel) ==")
+    for k, f in lays:
+        emit(f"  {k}:")
+        with open(f) as fh:
+            for line in fh:
+                emit(line.rstrip("\n"))
 mark = len(out)
 
 # 4. one shared memcg on 1, 2, 4 vCPUs: the scale guests (one boot each) and
@@ -689,6 +727,20 @@ for wl in ("pages", "bytes"):
                 cells.append(f"{fb(v):>14} {fcyc(v, m, w, p, '-rt-' in k):>9}")
             emit(f"  {'':<6} {n:>5} | " + " | ".join(cells))
 
+# the drain by vCPUs: the scale guests (1 and 4 vCPUs) and the icount boots
+drows = [(n, k, boots) for n, k, boots, _ in vrows
+         if any(r["workload"] == "drain" for rows in boots for r in rows)]
+if drows:
+    emit()
+    emit("  synchronous drain of one memcg by vCPUs (workload=drain less pages, 1 client), "
+         "instructions per drain; mc: memcgs live")
+    for grp in GROUPS:
+        emit(f"  {'vCPUs':>5} {'mc':>4} | " + " | ".join(f"{m:>15}" for m in grp))
+        for n, k, boots in drows:
+            for mc in (1, 256):
+                cells = [fb(drain_cost([(rows, None) for rows in boots], m, mc)) for m in grp]
+                if any(c != "-" for c in cells):
+                    emit(f"  {n:>5} {mc:>4} | " + " | ".join(f"{c:>15}" for c in cells))
 if not vrows:
     del out[mark:]
 

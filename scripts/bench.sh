@@ -195,6 +195,10 @@ run_qemu() {
 	[[ -n $kdir ]] || die "kernel $name not available"
 	mkdir -p "$V"
 	M=$(mcs_build_module "$kdir" "bench-$name")
+	# the per-CPU layout of the designs in this build (pahole, layout.py)
+	[[ -s $B/layout/$name.txt ]] || { mkdir -p "$B/layout" &&
+		python3 "$here/layout.py" "$M/memcg_stock.ko" >"$B/layout/$name.txt"; } ||
+		{ log "bench: no layout for $name (pahole or debug info missing)"; rm -f "$B/layout/$name.txt"; }
 	total=$(wc -l <"$jobs")
 	{
 		echo 'D=/sys/kernel/debug/memcg_stock'

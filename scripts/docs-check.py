@@ -31,6 +31,17 @@ true of this tree.  Checks README.md, docs/*.md and CHANGELOG.md and fails
     <!-- profile:begin --> ... <!-- profile:end -->), and, with
     --report FILE, in that report (the bench.txt of a run).
 
+  - a claim of README.md's "Results in brief" that the numbers stop
+    supporting: each claim there carries a tag <!-- claim: NAME --> and
+    CLAIMS below checks NAME against the generated bench block of
+    docs/benchmark.md (the report of the run that block names, as its
+    bench.csv holds it); a failed check, a table the check cannot find, a
+    tag with no check or a check with no tag fails;
+  - a tracked file (git ls-files) without an SPDX-License-Identifier line,
+    other than the documentation (*.md), LICENSE, .gitignore and the files
+    of SPDX_EXEMPT, which LICENSE names; an exempt file that has the line
+    now fails too, so that the list cannot go stale.
+
 docs-check.py --report FILE: the same, and FILE's lines checked too.
 
 PENDING below lists what the documentation names before the rig has it
@@ -41,6 +52,7 @@ they are dropped from PENDING, so that the list cannot go stale.
 import glob
 import os
 import re
+import subprocess
 import sys
 
 TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -70,6 +82,15 @@ MAKE_RE = re.compile(r"(?:^|[\s;&|(])make((?:[ \t]+[^\s;&|)]+)*)")
 GEN_BEGIN_RE = re.compile(r"<!--\s*([\w-]+):begin\s*-->")
 FIGURE_RE = re.compile(r"(?<![\w.])(?:\d{2,}\.\d+|\d+\.\d+x)(?![\w.])")
 GEN_WIDTH = 120  # the longest line of a generated block and of bench.txt
+
+# Tracked files without an SPDX line, and why (LICENSE says the same): the
+# exact text of the debug kernels' config fragments is the key of the rig's
+# cache of built kernels, so a line added there rebuilds every debug kernel.
+SPDX_EXEMPT = {
+    "scripts/configs/debug-6.12.config": "its text keys the debug kernels' cache",
+    "scripts/configs/debug-6.12-rt.config": "its text keys the debug kernels' cache",
+    "scripts/configs/debug-6.12-numa.config": "its text keys the debug kernels' cache",
+}
 
 
 def read(path):
@@ -172,6 +193,227 @@ def source_words():
         for path in glob.glob(os.path.join(TREE, pat)):
             words |= set(re.findall(r"\b[A-Z][A-Z0-9_]+\b", read(path)))
     return words
+
+
+# ---- the "Results in brief" claims against the generated bench block ----
+
+MODE_WORDS = {"decoupled", "decoupled-owner", "percpu-counter", "coupled",
+              "coupled-noirq", "none", "objcg-atomic"}
+CLAIM_TAG_RE = re.compile(r"<!--\s*claim:\s*([\w-]+)\s*-->")
+
+
+class Unsupported(Exception):
+    """A number a claim needs is not in the block, or the boots disagree."""
+
+
+def num(tok):
+    """A table cell's figure; a/b! (boots more than 2 % apart) supports no
+    claim."""
+    if tok is None:
+        raise Unsupported("no such cell")
+    if "!" in tok or "/" in tok:
+        raise Unsupported("the boots disagree (%s)" % tok)
+    try:
+        return float(tok.strip("()x~r"))
+    except ValueError:
+        raise Unsupported("not a figure: %s" % tok)
+
+
+class BenchBlock:
+    """The tables of the generated bench block: sections ("== title =="),
+    in each the tables ("label | column | ..." headers), their rows."""
+
+    def __init__(self, lines):
+        self.cells = {}
+        self.text = "\n".join(lines)
+        section, header = "", None
+        for line in lines:
+            if line.startswith("== "):
+                section, header = line, None
+                continue
+            if "|" not in line:
+                continue
+            parts = [p.strip() for p in line.split("|")]
+            label = " ".join(parts[0].split())
+            rest = parts[1:]
+            if not label:
+                continue
+            toks = [t for p in rest for t in p.split()]
+            if toks and not any(re.match(r"^[\d~(]", t) for t in toks):
+                header = (label, [p.split() for p in rest])
+                continue
+            if header is None:
+                continue
+            hlabel, hcells = header
+            for i, cell in enumerate(rest):
+                if i >= len(hcells):
+                    break
+                vals = cell.split()
+                modes = [w for w in hcells[i] if w in MODE_WORDS]
+                if len(modes) > 1 and len(modes) == len(vals):
+                    for m, v in zip(modes, vals):
+                        self.cells.setdefault((section, hlabel, label, m), [v])
+                else:
+                    self.cells.setdefault((section, hlabel, label, " ".join(hcells[i]) or str(i)), vals)
+
+    def get(self, section, table, row, column, index=0):
+        """The figure at row, column of the first table headed table in the
+        first section whose title contains section."""
+        for (sec, hl, rl, col), vals in self.cells.items():
+            if section in sec and hl == table and rl == row and col == column:
+                if index >= len(vals):
+                    break
+                return num(vals[index])
+        raise Unsupported("no cell %s / %s / %s / %s" % (section, table, row, column))
+
+    def has(self, section):
+        return any(section in sec for sec, _, _, _ in self.cells)
+
+
+def icount(b, kernel, workload, mode):
+    return b.get("Instructions per pair, %s (" % kernel, "workload", workload, mode)
+
+
+def per_memcgs(b, kernel, memcgs, col):
+    return b.get("Instructions per pair, %s (" % kernel, "memcgs", str(memcgs), col)
+
+
+def irq_misses(b, where, load, wl, mode):
+    """misses/1000 of an interrupt-load row: icount (where = kernel) or the
+    wall clock (where = "wall KERNEL")."""
+    if where.startswith("wall "):
+        row = "%s %s %s %s" % (where[5:], load, wl, mode)
+        return b.get("== Wall clock", "kernel load wl mode", row,
+                     "rate/s misses/1000 trylock fails", 1)
+    return b.get("Interrupt load, %s (icount" % where, "load wl mode",
+                 "%s %s %s" % (load, wl, mode), "insns/pair irq/s misses/1000 trylock fails", 2)
+
+
+def claim_generic_hit(b):
+    floor = float(re.search(r"deb-amd64 \(qemu -icount.*?\n.*?floor \([^)]*\): ([\d.]+)",
+                            b.text, re.S).group(1))
+    ratio = icount(b, "deb-amd64", "pages", "decoupled") / floor
+    if not 2.5 <= ratio <= 3.5:
+        return "decoupled pages is %.2fx the floor, not about 3x" % ratio
+    for wl in ("pages", "bytes"):
+        d, c = icount(b, "deb-amd64", wl, "decoupled"), icount(b, "deb-amd64", wl, "coupled")
+        if not d < c:
+            return "%s: decoupled %.1f is not below coupled %.1f" % (wl, d, c)
+
+
+def claim_rt_hit(b):
+    k = "deb-rt-amd64"
+    d, n = icount(b, k, "pages", "decoupled"), icount(b, k, "pages", "none")
+    if not d > n:
+        return "decoupled pages %.1f is not above none %.1f" % (d, n)
+    o = icount(b, k, "pages", "decoupled-owner")
+    if not 0.35 <= o / n <= 0.6:
+        return "decoupled-owner pages %.1f is not about half of none %.1f" % (o, n)
+    ob, a = icount(b, k, "bytes", "decoupled-owner"), icount(b, k, "bytes", "objcg-atomic")
+    if not ob < a / 3:
+        return "decoupled-owner bytes %.1f is not below a third of objcg-atomic %.1f" % (ob, a)
+
+
+def claim_percpu_flat(b):
+    for k in ("deb-amd64", "deb-rt-amd64"):
+        v = [per_memcgs(b, k, m, "percpu-counter pages") for m in (1, 4, 7, 8, 16, 64, 256)]
+        if max(v) > 1.02 * min(v):
+            return "%s: percpu-counter pages moves from %.1f to %.1f over 1..256 memcgs" % (
+                k, min(v), max(v))
+
+
+def claim_percpu_stranded(b):
+    """pages held at the end / the bound, 1 client with 256 memcgs"""
+    sec = "Instructions per pair, deb-amd64 ("
+    held = {}
+    for m in ("percpu-counter", "decoupled"):
+        vals = [v for (s, hl, rl, col), v in b.cells.items()
+                if sec in s and hl == "pages cl mc" and rl == "1 256" and col == m]
+        if not vals:
+            raise Unsupported("no stranded-charge cell for %s, 1 client, 256 memcgs" % m)
+        held[m] = float(vals[0][0].split("/")[0])
+    if not held["percpu-counter"] >= 10 * max(held["decoupled"], 1):
+        return "percpu-counter holds %d pages at 256 memcgs, decoupled %d: not far more" % (
+            held["percpu-counter"], held["decoupled"])
+
+
+def claim_many_memcgs(b):
+    for m in (64, 256):
+        d = per_memcgs(b, "deb-amd64", m, "decoupled pages")
+        n = per_memcgs(b, "deb-amd64", m, "none pages")
+        c = per_memcgs(b, "deb-amd64", m, "coupled pages")
+        if not (d <= n * 4 / 3 and d < c):
+            return "%d memcgs: decoupled %.1f, none %.1f, coupled %.1f" % (m, d, n, c)
+
+
+def claim_rest_of_page(b):
+    for k in ("deb-amd64", "deb-rt-amd64"):
+        sec = "Instructions per pair, %s (" % k
+        for wl in ("bytes-256", "bytes-1024", "bytes-3000"):
+            dm = b.get(sec, "workload", wl, "decoupled insns moves", 1)
+            cm = b.get(sec, "workload", wl, "coupled insns moves", 1)
+            am = b.get(sec, "workload", wl, "objcg-atomic insns moves", 1)
+            if not (dm <= 0.05 and cm >= 1.9 and am >= 0.9):
+                return "%s %s: page moves per pair decoupled %.2f, coupled %.2f, objcg-atomic %.2f" % (
+                    k, wl, dm, cm, am)
+
+
+def claim_nmi(b):
+    for wl in ("pages", "bytes"):
+        d = irq_misses(b, "deb-amd64", "nmi", wl, "decoupled")
+        c = irq_misses(b, "deb-amd64", "nmi", wl, "coupled")
+        if not (c == 1000.0 and d <= c / 2):
+            return "nmi %s: decoupled %.1f, coupled %.1f misses per 1000" % (wl, d, c)
+
+
+def irq_tables(b):
+    where = ["deb-amd64"]
+    where += ["wall " + k for k in ("deb-amd64", "uml")
+              if re.search(r"^  %s +hardirq +pages +decoupled " % re.escape(k), b.text, re.M)]
+    return where
+
+
+def claim_hardirq_bytes(b):
+    for w in irq_tables(b):
+        d = irq_misses(b, w, "hardirq", "bytes", "decoupled")
+        c = irq_misses(b, w, "hardirq", "bytes", "coupled")
+        if not d > c:
+            return "%s hardirq bytes: decoupled %.1f is not above coupled %.1f" % (w, d, c)
+
+
+def claim_hardirq_pages(b):
+    signs = {}
+    for w in irq_tables(b):
+        d = irq_misses(b, w, "hardirq", "pages", "decoupled")
+        c = irq_misses(b, w, "hardirq", "pages", "coupled")
+        signs[w] = (d > c) - (d < c)
+    if len(set(signs.values())) < 2:
+        return "hardirq pages: the tables agree (decoupled minus coupled, sign %s): %s" % (
+            list(signs.values())[0], ", ".join(signs))
+
+
+def claim_footprint(b):
+    m = re.search(r"^per_memcg kmalloc=(\d+) kmem_cache=(\d+) saved=(\d+)", b.text, re.M)
+    if not m:
+        raise Unsupported("no per_memcg footprint line")
+    if not int(m.group(3)) > 0:
+        return "the kmem_caches save %s bytes per memcg" % m.group(3)
+
+
+# name (the tag in README.md) -> check: None when the block supports the
+# claim, else what contradicts it
+CLAIMS = {
+    "generic-hit": claim_generic_hit,
+    "rt-hit": claim_rt_hit,
+    "percpu-flat": claim_percpu_flat,
+    "percpu-stranded": claim_percpu_stranded,
+    "many-memcgs": claim_many_memcgs,
+    "rest-of-page": claim_rest_of_page,
+    "nmi": claim_nmi,
+    "hardirq-bytes": claim_hardirq_bytes,
+    "hardirq-pages": claim_hardirq_pages,
+    "footprint": claim_footprint,
+}
 
 
 class Checker:
@@ -322,6 +564,56 @@ class Checker:
                 self.errors.append("%s:%d: line of %d characters (at most %d)"
                                    % (report, n, len(line), GEN_WIDTH))
 
+    def check_claims(self):
+        """Each tagged claim of README's "Results in brief" against the
+        generated bench block of docs/benchmark.md."""
+        readme = os.path.join(TREE, "README.md")
+        bench = os.path.join(TREE, "docs", "benchmark.md")
+        if not (os.path.isfile(readme) and os.path.isfile(bench)):
+            return
+        block = [line for _, line, _, gen in lines_of(read(bench)) if gen]
+        b = BenchBlock(block)
+        tagged = {}
+        for n, line, code, _ in lines_of(read(readme)):
+            for m in CLAIM_TAG_RE.finditer(line):
+                tagged.setdefault(m.group(1), n)
+        for name, n in sorted(tagged.items(), key=lambda x: x[1]):
+            check = CLAIMS.get(name)
+            if check is None:
+                self.error(readme, n, "claim %s: no check in CLAIMS of scripts/docs-check.py" % name)
+                continue
+            try:
+                why = check(b)
+            except (Unsupported, AttributeError, KeyError, IndexError, ValueError) as e:
+                why = "cannot be checked: %s" % (e or type(e).__name__)
+            if why:
+                self.error(readme, n, "claim %s is not supported by the bench block of "
+                           "docs/benchmark.md: %s" % (name, why))
+        for name in sorted(set(CLAIMS) - set(tagged)):
+            self.error(readme, 1, "claim %s of CLAIMS in scripts/docs-check.py: no "
+                       "<!-- claim: %s --> tag in README.md" % (name, name))
+
+    def check_spdx(self):
+        """Every tracked file but the documentation carries the SPDX line."""
+        try:
+            files = subprocess.run(["git", "-C", TREE, "ls-files", "-z"], check=True,
+                                   capture_output=True).stdout.decode().split("\0")
+        except (OSError, subprocess.CalledProcessError):
+            return	# not a checkout (a DKMS copy): nothing to list
+        for f in sorted(x for x in files if x):
+            path = os.path.join(TREE, f)
+            if f.endswith(".md") or f in ("LICENSE", ".gitignore") or not os.path.isfile(path):
+                continue
+            with open(path, "rb") as fh:
+                has = b"SPDX-License-Identifier:" in fh.read(4096)
+            if f in SPDX_EXEMPT:
+                if has:
+                    self.error(path, 1, "carries the SPDX line now: drop it from SPDX_EXEMPT "
+                               "in scripts/docs-check.py (and from LICENSE)")
+            elif not has:
+                self.error(path, 1, "no SPDX-License-Identifier line in its first lines "
+                           "(LICENSE says every source file, script and data file has one)")
+
     def check_env_table(self, path):
         rows = {}
         for n, line, code, _ in lines_of(read(path)):
@@ -356,6 +648,8 @@ def main():
         c.check_file(path)
     c.check_figures()
     c.check_widths(report)
+    c.check_claims()
+    c.check_spdx()
     testing = os.path.join(TREE, "docs", "testing.md")
     if os.path.isfile(testing):
         c.check_env_table(testing)

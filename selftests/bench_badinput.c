@@ -91,6 +91,13 @@ static const struct bad_write bad_bench[] = {
 	{ "workload=bytes-4096", "duration_ms=5 workload=bytes-4096" },
 	{ "workload=bytes-0256", "duration_ms=5 workload=bytes-0256" },
 	{ "workload=BYTES-256", "duration_ms=5 workload=BYTES-256" },
+	{ "batch=0", "duration_ms=5 batch=0" },
+	{ "batch=65", "duration_ms=5 batch=65" },
+	{ "batch=-16", "duration_ms=5 batch=-16" },
+	{ "batch given twice", "duration_ms=5 batch=16 batch=32" },
+	{ "workload=Drain", "duration_ms=5 workload=Drain" },
+	{ "workload=drain hardirq=1", "duration_ms=5 workload=drain hardirq=1" },
+	{ "workload=drain nmi=1", "duration_ms=5 workload=drain nmi=1" },
 	{ "pmu=on", "duration_ms=5 pmu=on" },
 	{ "pmu=1", "duration_ms=5 pmu=1" },
 	{ "pmu=HW", "duration_ms=5 pmu=HW" },
@@ -403,6 +410,30 @@ static void test_coupled_noirq(void)
 	ok = !mcs_puts("config", "mode=decoupled\n") && ok;
 	ksft_test_result(ok, "coupled-noirq: bench only (config write %d), exact, mode restored\n",
 			 cfg);
+}
+
+/*
+ * The charge batch of one measurement (batch=) and the drain workload:
+ * exact, the result gives the batch used, and the module's batch is back
+ * afterwards.
+ */
+static void test_batch_and_drain(void)
+{
+	char res[MCS_RESULTS_SIZE], res2[MCS_RESULTS_SIZE];
+	int ok;
+
+	ok = bench_passes("mode=decoupled duration_ms=5 batch=16 memcgs=8") &&
+	     mcs_read("bench", res, sizeof(res)) > 0 && strstr(res, " batch=16 ");
+	ok = ok && bench_passes("mode=coupled duration_ms=5 workload=drain") &&
+	     bench_passes("mode=percpu-counter duration_ms=5 workload=drain memcgs=4 shared=1") &&
+	     bench_passes("mode=decoupled-owner duration_ms=5 workload=drain batch=32 memcgs=9");
+	/* the module's batch (64 unless loaded otherwise) is back */
+	ok = ok && bench_passes("mode=decoupled duration_ms=5") &&
+	     mcs_read("bench", res2, sizeof(res2)) > 0 && !strstr(res2, " batch=32 ") &&
+	     !strstr(res2, " batch=16 ");
+	if (!ok)
+		ksft_print_msg("last results: %s%s", res, res2);
+	ksft_test_result(ok, "batch=N and workload=drain: exact, the result gives the batch, which is restored\n");
 }
 
 /* The new keys: memcgs per client (eviction) and the NMI load, exact. */
@@ -844,6 +875,7 @@ static const struct {
 	{ "mode", test_mode_restored, 1 },
 	{ "coupled_noirq", test_coupled_noirq, 1 },
 	{ "new_keys", test_new_keys, 1 },
+	{ "batch_drain", test_batch_and_drain, 1 },
 	{ "obj_sizes", test_obj_sizes, 4 },
 	{ "many_clients", test_many_clients, 2 },
 	{ "faults", test_fault_injection, 3 },

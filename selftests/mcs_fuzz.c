@@ -198,7 +198,7 @@ static const char * const bench_modes[] = {
 };
 
 static const char * const workloads[] = {
-	"pages", "bytes", "mixed", "floor", "bytes-256", "bytes-1024", "bytes-3000",
+	"pages", "bytes", "mixed", "floor", "bytes-256", "bytes-1024", "bytes-3000", "drain",
 };
 
 static char pay[PAY_MAX];
@@ -333,7 +333,7 @@ static void pay_valid_bench(void)
 		if (!first)
 			pay_str(" ");
 		first = 0;
-		switch (rn(6)) {
+		switch (rn(7)) {
 		case 0:
 			pay_fmt("mode=%s", PICK(bench_modes));
 			break;
@@ -348,6 +348,9 @@ static void pay_valid_bench(void)
 			break;
 		case 4:
 			pay_fmt("shared=%u", rn(2));
+			break;
+		case 5:
+			pay_fmt("batch=%u", 1 + rn(64));
 			break;
 		default:
 			pay_fmt("duration_ms=%u", 1 + rn(20));
