@@ -19,8 +19,8 @@
  * elsewhere is refused).  Reads of counters and statistics work anywhere.
  *
  * Sleeping.  "Never sleeps" below holds in the default mode ("decoupled"),
- * whose stocks are only ever trylocked, in mode "decoupled-owner" and in
- * mode "none".  In the mode
+ * whose stocks are only ever trylocked, in mode "decoupled-owner", in mode
+ * "percpu-counter" (atomics, no lock) and in mode "none".  In the mode
  * "coupled" on PREEMPT_RT the stock lock is local_lock_irqsave(), a per-CPU
  * sleeping spinlock there (as in the 6.12 kernels that design comes from):
  * a task-context charge, uncharge or byte operation may then block briefly

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# compile-check.sh (`make compile-6.1`): build memcg_stock.ko with W=1 against
-# Debian bookworm's 6.1 headers and Debian's 6.12 amd64 and rt-amd64 headers.
+# compile-check.sh (`make compile-check`, also `make compile-6.1`): build
+# memcg_stock.ko with W=1 against Debian bookworm's 6.1 headers and Debian's
+# 6.12 amd64 and rt-amd64 headers.
 # Fails on any compiler, kernel-doc or modpost warning or error.
 # Compiler and kernel-doc warnings are errors here (KCFLAGS=-Werror, which
 # scripts/kernel-doc honours too), so an object that exists was built

@@ -307,8 +307,8 @@ def claim_rt_hit(b):
     if not d > n:
         return "decoupled pages %.1f is not above none %.1f" % (d, n)
     o = icount(b, k, "pages", "decoupled-owner")
-    if not 0.35 <= o / n <= 0.6:
-        return "decoupled-owner pages %.1f is not about half of none %.1f" % (o, n)
+    if not 0.55 <= o / n <= 0.75:
+        return "decoupled-owner pages %.1f is not about two thirds of none %.1f" % (o, n)
     ob, a = icount(b, k, "bytes", "decoupled-owner"), icount(b, k, "bytes", "objcg-atomic")
     if not ob < a / 3:
         return "decoupled-owner bytes %.1f is not below a third of objcg-atomic %.1f" % (ob, a)
@@ -342,7 +342,7 @@ def claim_many_memcgs(b):
         d = per_memcgs(b, "deb-amd64", m, "decoupled pages")
         n = per_memcgs(b, "deb-amd64", m, "none pages")
         c = per_memcgs(b, "deb-amd64", m, "coupled pages")
-        if not (d <= n * 4 / 3 and d < c):
+        if not (n < d <= 2 * n and d < c):
             return "%d memcgs: decoupled %.1f, none %.1f, coupled %.1f" % (m, d, n, c)
 
 
