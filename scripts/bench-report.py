@@ -692,6 +692,55 @@ if lays:
                 emit(line.rstrip("\n"))
 mark = len(out)
 
+# the designs side by side: one row per design from the rows above (icount,
+# 1 client unless said), and its layout; what no job measures is named
+def layout_cells(path):
+    """design -> (bytes/CPU, page hit lines, byte hit lines) from layout.py's table."""
+    cells = {}
+    if os.path.exists(path):
+        with open(path) as fh:
+            for line in fh:
+                f = [x.strip() for x in line.split("|")]
+                if len(f) == 5 and f[0] not in ("design", ""):
+                    cells[f[0]] = (f[2], f[3], f[4])
+    return cells
+
+
+SIDE = ("decoupled", "decoupled-owner", "coupled", "percpu-counter", "none")
+for k, runs in icount.items():
+    if not any(r["workload"] == "drain" for r in runs[0][0]):
+        continue
+    lay = layout_cells(os.path.join(bdir, "layout", f"{k}.txt"))
+    emit()
+    emit(f"== Designs side by side, {k} (qemu -icount shift=0; instructions per pair, 1 client) ==")
+    emit(f"  {LEGEND_BOOTS}")
+    emit("  pages, bytes: the hit pair, 1 memcg (objcg-atomic for none's bytes); 7, 64, 256 mc: the page pair "
+         "with that many memcgs per client; drain: a synchronous drain of one memcg, 2 vCPUs, 1 memcg live "
+         "(drain row less pages row)")
+    emit(f"  {'design':<16} | {'pages':>11} {'bytes':>11} | {'7 mc':>9} {'64 mc':>9} {'256 mc':>9} | "
+         f"{'drain':>9}")
+    for m in SIDE:
+        base = dict(clients=1, hardirq=0, nmi="off")
+        pg = fb(per_boot(runs, workload="pages", mode=m, memcgs=1, **base))
+        by = fb(per_boot(runs, workload="bytes", mode=m, memcgs=1, **base))
+        mc = [fb(per_boot(runs, workload="pages", mode=m, memcgs=n, **base)) for n in (7, 64, 256)]
+        dr = fb(drain_cost(runs, m, 1))
+        emit(f"  {m:<16} | {pg:>11} {by:>11} | {mc[0]:>9} {mc[1]:>9} {mc[2]:>9} | {dr:>9}")
+    emit("  stranded: pages still charged at the end of a workload of 1 client with 256 memcgs / the most "
+         "the design's page stocks can hold (first boot); per-CPU bytes and the cache lines a hit touches: "
+         "the layout table above")
+    emit(f"  {'design':<16} | {'stranded/bound':>16} | {'bytes/CPU':>9} | {'page hit lines':>14} | "
+         f"{'byte hit lines':>14}")
+    for m in SIDE:
+        rs = pick(runs[0][0], workload="pages", mode=m, clients=1, memcgs=256, hardirq=0, nmi="off")
+        st = (f"{rs[0]['stranded_pages']}/{rs[0]['stranded_bound']}"
+              if rs and "stranded_pages" in rs[0] else "-")
+        b, pl, bl = lay.get(m, ("-", "-", "-"))
+        emit(f"  {m:<16} | {st:>16} | {b:>9} | {pl:>14} | {bl:>14}")
+    emit("  not measured by any job: frees on another CPU than the charge, refusals below the limit "
+         "(premature refusals), the charge stranded at a workload's peak")
+mark = len(out)
+
 # 4. one shared memcg on 1, 2, 4 vCPUs: the scale guests (one boot each) and
 # the icount boots of the kernel they are a variant of
 emit()
