@@ -15,6 +15,23 @@
 
 static struct dentry *mcs_debugfs_root;
 
+/*
+ * The files come last, once nothing can fail.  The kernel frees a module
+ * whose init fails whatever references it holds (do_init_module() in
+ * kernel/module/main.c): a debugfs file opened meanwhile pins nothing, and
+ * its release would later read its file operations from the freed module,
+ * or from the next module loaded at the same address.
+ */
+static void mcs_debugfs_create(void)
+{
+	mcs_debugfs_root = debugfs_create_dir("memcg_stock", NULL);
+	mcs_selftest_file_create(mcs_debugfs_root);
+	mcs_stress_files_create(mcs_debugfs_root);
+	mcs_bench_init(mcs_debugfs_root);
+	mcs_slab_report_init(mcs_debugfs_root);
+	mcs_kernel_cost_init(mcs_debugfs_root);
+}
+
 static int __init mcs_module_init(void)
 {
 	int ret;
@@ -25,25 +42,17 @@ static int __init mcs_module_init(void)
 	ret = mcs_stock_init();
 	if (ret)
 		goto err_slab;
-
-	mcs_debugfs_root = debugfs_create_dir("memcg_stock", NULL);
-	ret = mcs_selftest_file_init(mcs_debugfs_root);
+	ret = mcs_selftest_file_init();
 	if (ret)
-		goto err_debugfs;
-	ret = mcs_stress_init(mcs_debugfs_root);
+		goto err_stock;
+	ret = mcs_stress_init();
 	if (ret)
 		goto err_selftest;
-	mcs_bench_init(mcs_debugfs_root);
-	mcs_slab_report_init(mcs_debugfs_root);
-	mcs_kernel_cost_init(mcs_debugfs_root);
+	mcs_debugfs_create();
 	return 0;
 
 err_selftest:
-	debugfs_remove(mcs_debugfs_root);
 	mcs_selftest_file_exit();
-	goto err_stock;
-err_debugfs:
-	debugfs_remove(mcs_debugfs_root);
 err_stock:
 	mcs_stock_exit();
 err_slab:

@@ -17,7 +17,8 @@ struct dentry;
 void mcs_slab_report_init(struct dentry *dir);
 
 /* selftest.c: the "selftest" file and the harness claim */
-int mcs_selftest_file_init(struct dentry *dir);
+int mcs_selftest_file_init(void);
+void mcs_selftest_file_create(struct dentry *dir);
 void mcs_selftest_file_exit(void);
 
 /*
@@ -58,7 +59,8 @@ void mcs_bench_init(struct dentry *dir);
 void mcs_kernel_cost_init(struct dentry *dir);
 
 /* stress_files.c: the debugfs stress harness, set up and torn down by module.c */
-int mcs_stress_init(struct dentry *dir);
+int mcs_stress_init(void);
+void mcs_stress_files_create(struct dentry *dir);
 void mcs_stress_exit(void);
 
 /* selfcheck.c: the in-module checks behind debugfs "selftest" */

@@ -156,18 +156,26 @@ static const struct file_operations selftest_fops = {
 };
 
 /**
- * mcs_selftest_file_init() - create the debugfs file "selftest"
- * @dir: the module's debugfs directory
+ * mcs_selftest_file_init() - allocate the log of the debugfs file "selftest"
+ *
+ * The file itself comes later, from mcs_selftest_file_create(), once
+ * module init can no longer fail (module.c says why).
  *
  * Return: 0, or -ENOMEM.
  */
-int mcs_selftest_file_init(struct dentry *dir)
+int mcs_selftest_file_init(void)
 {
 	selftest_log = kzalloc(SELFTEST_LOG_SIZE, GFP_KERNEL);
-	if (!selftest_log)
-		return -ENOMEM;
+	return selftest_log ? 0 : -ENOMEM;
+}
+
+/**
+ * mcs_selftest_file_create() - create the debugfs file "selftest"
+ * @dir: the module's debugfs directory
+ */
+void mcs_selftest_file_create(struct dentry *dir)
+{
 	debugfs_create_file("selftest", 0600, dir, NULL, &selftest_fops);
-	return 0;
 }
 
 /**

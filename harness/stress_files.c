@@ -684,29 +684,36 @@ static const struct {
 static struct dentry *stress_dentries[ARRAY_SIZE(stress_files)];
 
 /**
- * mcs_stress_init() - create the stress harness and its debugfs files
+ * mcs_stress_init() - set up the stress harness
  *
- * @dir: the module's debugfs directory
- *
- * Called from module init (module.c).
+ * Called from module init (module.c); the files come later, from
+ * mcs_stress_files_create(), once module init can no longer fail.
  *
  * Return: 0 or -ENOMEM.
  */
-int mcs_stress_init(struct dentry *dir)
+int mcs_stress_init(void)
 {
-	unsigned int i;
-
 	stress_wq = alloc_workqueue("mcs_stress", WQ_UNBOUND, 1);
 	if (!stress_wq)
 		return -ENOMEM;
 	init_waitqueue_head(&stress_run.wait);
 	INIT_WORK(&stress_run.work, stress_controller);
 	stress_config = stress_defaults;
+	return 0;
+}
+
+/**
+ * mcs_stress_files_create() - create the debugfs files of the stress harness
+ * @dir: the module's debugfs directory
+ */
+void mcs_stress_files_create(struct dentry *dir)
+{
+	unsigned int i;
+
 	for (i = 0; i < ARRAY_SIZE(stress_files); i++)
 		stress_dentries[i] = debugfs_create_file(stress_files[i].name, stress_files[i].mode,
 							 dir, NULL,
 							 stress_files[i].fops);
-	return 0;
 }
 
 /**

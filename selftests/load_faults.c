@@ -10,6 +10,10 @@
  *    no debugfs directory, no trace events, no CPU hotplug state of ours,
  *    and the error was a clean one (ENOMEM; EEXIST, EBUSY and ENODEV come
  *    from the kernel's own sysfs and trace event set-up);
+ *  - a load that failed never created the debugfs directory, not even for
+ *    a moment (inotify on the debugfs root): a file of a module whose init
+ *    fails can be opened meanwhile, and the kernel frees the module under
+ *    that open file;
  *  - a load that succeeded with the fault absorbed unloads cleanly.
  * The sweep runs in both allocation modes (slab_kmalloc=0 and 1).  Then a
  * clean load works, and every file of the module is opened, read and
@@ -20,11 +24,13 @@
  * MCS_LOAD_FAULTS_MAX (default 2000) bounds N: a sweep that does not end
  * below it fails.  MCS_LOAD_FAULTS_STRIDE=S (default 1) tries every S-th
  * point only, from a random first one (printed), for a shorter run; the
- * last load, past the last point, always comes.  Whatever happens,
+ * last load, past the last point, always comes, and so does every one of
+ * the last LAST_POINTS points, where the module's init ends.  Whatever happens,
  * memcg_stock is loaded when this exits.
  */
 #include <dirent.h>
 #include <time.h>
+#include <sys/inotify.h>
 #include <sys/wait.h>
 
 #include "stress_lib.h"
@@ -38,6 +44,46 @@
 static char module_path[1024];
 static struct mcs_deps deps;
 static int faultfd = -1;
+static int notifyfd = -1;
+
+/*
+ * The kernel frees a module whose init failed even while files of it are
+ * open (nothing waits for their references), and a file's release then
+ * reads its operations from the freed module, or from the next one loaded
+ * there.  So the module creates its debugfs directory only once its init
+ * can no longer fail: a load that failed must never have created it.
+ * inotify sees every creation in the debugfs root, however short-lived
+ * (where the kernel has it: UML's configuration does, the qemu debug
+ * kernels' do not).
+ */
+static void created_reset(void)
+{
+	char buf[4096];
+
+	while (notifyfd >= 0 && read(notifyfd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static int created_dir(void)
+{
+	union {
+		struct inotify_event first;
+		char bytes[4096];
+	} buf;
+	const struct inotify_event *ev;
+	int found = 0;
+	ssize_t len;
+	char *p;
+
+	while (notifyfd >= 0 && (len = read(notifyfd, buf.bytes, sizeof(buf))) > 0) {
+		for (p = buf.bytes; p < buf.bytes + len; p += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)p;
+			if (ev->len && !strcmp(ev->name, MOD))
+				found = 1;
+		}
+	}
+	return found;
+}
 
 static long long now_ms(void)
 {
@@ -144,62 +190,115 @@ static int err_clean(int err)
 	return err == -ENOMEM || err == -EEXIST || err == -EBUSY || err == -ENODEV;
 }
 
+/* Load with the @n-th fault point failing; *@left: fail-nth read back. */
+static int load_at(const char *params, int n, int *left)
+{
+	int r;
+
+	created_reset();
+	if (fault_set(n))
+		ksft_exit_fail_msg("fail-nth: %s\n", strerror(errno));
+	r = mcs_module_load_params(module_path, params);
+	*left = fault_left();
+	fault_set(0);
+	return r;
+}
+
+struct tally {
+	int failed, absorbed, bad;
+};
+
+/* Name a bad load, the first ten of a sweep. */
+static void bad_load(struct tally *t, const char *params, int n, const char *fmt, const char *a,
+		     const char *b)
+{
+	if (t->bad++ < 10)
+		ksft_print_msg(fmt, params, n, a, b);
+}
+
+/*
+ * Try the @n-th fault point of a load with @params.  Return: 1 when the
+ * load got through without reaching it (the last point was passed), 0 when
+ * the load failed or absorbed the fault (each checked, *@t counts them),
+ * -1 when the module cannot be unloaded any more.
+ */
+static int try_point(const char *params, int n, struct tally *t)
+{
+	const char *what;
+	int r, left, dir;
+
+	r = load_at(params, n, &left);
+	if (r) {
+		t->failed++;
+		what = left_behind();
+		dir = created_dir();
+		if (!err_clean(r) || *what)
+			bad_load(t, params, n, "'%s' fault %d: load failed with %s, left behind:%s\n",
+				 strerror(-r), *what ? what : " nothing");
+		else if (dir)
+			bad_load(t, params, n, "'%s' fault %d: load failed with %s%s\n",
+				 strerror(-r),
+				 " after it had created its debugfs directory (a file opened meanwhile outlives the module)");
+		return 0;
+	}
+	r = mcs_module_unload(MOD);
+	if (r) {
+		ksft_print_msg("'%s' fault %d: rmmod after the load: %s\n", params, n,
+			       strerror(-r));
+		return -1;
+	}
+	if (left > 0)
+		return 1;
+	/* loaded with the fault absorbed: it must have unloaded cleanly */
+	t->absorbed++;
+	what = left_behind();
+	if (*what)
+		bad_load(t, params, n, "'%s' fault %d absorbed: rmmod ok, left behind:%s%s\n",
+			 what, "");
+	return 0;
+}
+
 /*
  * One sweep with @params; returns the number of fault points of a load
  * (the N at which the fault was no longer reached), or -1 on a failure.
+ * Every @stride-th point from a random first one; then every one of the
+ * last LAST_POINTS, where the module's init ends and its files appear, so
+ * that a failure after the debugfs directory exists is found at any stride.
  */
+#define LAST_POINTS	80
 static int sweep(const char *params, int max, int stride)
 {
-	int n, r, left, failed = 0, absorbed = 0, bad = 0;
-	const char *what;
+	struct tally t = { 0 };
+	int n, r, points = -1;
 
 	n = 1 + (int)((unsigned int)(getpid() ^ time(NULL)) % (unsigned int)stride);
 	if (stride > 1)
 		ksft_print_msg("'%s': every %d-th fault point from the %d-th\n", params, stride, n);
 	for (; n <= max; n += stride) {
-		if (fault_set(n))
-			ksft_exit_fail_msg("fail-nth: %s\n", strerror(errno));
-		r = mcs_module_load_params(module_path, params);
-		left = fault_left();
-		fault_set(0);
-		if (r) {
-			failed++;
-			what = left_behind();
-			if (!err_clean(r) || *what) {
-				if (bad++ < 10)
-					ksft_print_msg("'%s' fault %d: load failed with %s, left behind:%s\n",
-						       params, n, strerror(-r), *what ? what : " nothing");
-			}
-			continue;
-		}
-		if (left > 0) {
-			/* the load got through without reaching the N-th point */
-			r = mcs_module_unload(MOD);
-			if (r) {
-				ksft_print_msg("'%s': rmmod after the last load: %s\n", params,
-					       strerror(-r));
-				return -1;
-			}
-			ksft_print_msg("'%s': fewer than %d fault points, %d loads failed, %d absorbed the fault, %d bad\n",
-				       params, n, failed, absorbed, bad);
-			return bad ? -1 : n - 1;
-		}
-		/* loaded with the fault absorbed: it must unload cleanly */
-		absorbed++;
-		r = mcs_module_unload(MOD);
-		what = r ? "" : left_behind();
-		if (r || *what) {
-			if (bad++ < 10)
-				ksft_print_msg("'%s' fault %d absorbed: rmmod %s, left behind:%s\n",
-					       params, n, r ? strerror(-r) : "ok",
-					       *what ? what : " nothing");
-			if (r)
-				return -1;
+		r = try_point(params, n, &t);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			points = n - 1;
+			break;
 		}
 	}
-	ksft_print_msg("'%s': still failing at fault point %d (MCS_LOAD_FAULTS_MAX)\n",
-		       params, max);
-	return -1;
+	if (points < 0) {
+		ksft_print_msg("'%s': still failing at fault point %d (MCS_LOAD_FAULTS_MAX)\n",
+			       params, max);
+		return -1;
+	}
+	n = points > LAST_POINTS ? points - LAST_POINTS + 1 : 1;
+	for (; stride > 1 && n <= points; n++) {
+		r = try_point(params, n, &t);
+		if (r < 0)
+			return -1;
+		if (r > 0)
+			break;	/* this load took fewer points (a pool or chunk existed) */
+	}
+	ksft_print_msg("'%s': %d fault points, %d loads failed, %d absorbed the fault, %d bad\n",
+		       params, points, t.failed, t.absorbed, t.bad);
+	return t.bad ? -1 : points;
 }
 
 /*
@@ -304,6 +403,12 @@ int main(void)
 		stride = atoi(s);
 	mcs_prepare();
 	faults_setup();
+	notifyfd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (notifyfd < 0)
+		ksft_print_msg("no inotify (%s; CONFIG_INOTIFY_USER): a failed load's debugfs directory is not looked for here\n",
+			       strerror(errno));
+	else if (inotify_add_watch(notifyfd, "/sys/kernel/debug", IN_CREATE) < 0)
+		ksft_exit_fail_msg("inotify on /sys/kernel/debug: %s\n", strerror(errno));
 	kmsg = mcs_kmsg_open();
 	ksft_set_plan(ARRAY_SIZE(modes) + 2);
 
