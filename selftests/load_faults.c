@@ -25,7 +25,8 @@
  * below it fails.  MCS_LOAD_FAULTS_STRIDE=S (default 1) tries every S-th
  * point only, from a random first one (printed), for a shorter run; the
  * last load, past the last point, always comes, and so does every one of
- * the last LAST_POINTS points, where the module's init ends.  Whatever happens,
+ * the last LAST_POINTS points, where the module's init ends (where the
+ * directory check runs).  Whatever happens,
  * memcg_stock is loaded when this exits.
  */
 #include <dirent.h>
@@ -261,9 +262,10 @@ static int try_point(const char *params, int n, struct tally *t)
 /*
  * One sweep with @params; returns the number of fault points of a load
  * (the N at which the fault was no longer reached), or -1 on a failure.
- * Every @stride-th point from a random first one; then every one of the
- * last LAST_POINTS, where the module's init ends and its files appear, so
- * that a failure after the debugfs directory exists is found at any stride.
+ * Every @stride-th point from a random first one; then, where inotify
+ * watches the debugfs root, every one of the last LAST_POINTS, where the
+ * module's init ends and its files appear, so that a failure after the
+ * debugfs directory exists is found at any stride.
  */
 #define LAST_POINTS	80
 static int sweep(const char *params, int max, int stride)
@@ -288,8 +290,9 @@ static int sweep(const char *params, int max, int stride)
 			       params, max);
 		return -1;
 	}
+	/* the points of the stride were tried; the dense end is for the directory */
 	n = points > LAST_POINTS ? points - LAST_POINTS + 1 : 1;
-	for (; stride > 1 && n <= points; n++) {
+	for (; stride > 1 && notifyfd >= 0 && n <= points; n++) {
 		r = try_point(params, n, &t);
 		if (r < 0)
 			return -1;
