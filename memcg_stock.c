@@ -75,6 +75,18 @@ EXPORT_SYMBOL_GPL(mcs_memcg_set_max);
 
 /* ---- the mode switch ------------------------------------------------------ */
 
+/*
+ * The second half of every change the stocks read on their paths (the
+ * mode, the batch), after the new value is stored: a grace period waits
+ * for each operation that read the old one (its stock section, or its RCU
+ * section, is a reader), then every stock is drained.  Under mode_mutex.
+ */
+static void stocks_settle(void)
+{
+	synchronize_rcu();
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+}
+
 /**
  * mcs_stock_set_bench_mode() - switch to any stock mode, coupled-noirq too
  * @mode: the mode
@@ -104,12 +116,10 @@ int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 	 */
 	if (mcs_stock_design[old] == mcs_stock_design[mode] && old != mode) {
 		WRITE_ONCE(mcs_stock_mode_cur, MCS_MODE_NONE);
-		synchronize_rcu();
-		mcs_drain_all_stock(mcs_root_memcg(), true);
+		stocks_settle();
 	}
 	WRITE_ONCE(mcs_stock_mode_cur, mode);
-	synchronize_rcu();
-	mcs_drain_all_stock(mcs_root_memcg(), true);
+	stocks_settle();
 	mutex_unlock(&mode_mutex);
 	return 0;
 }
@@ -133,8 +143,7 @@ int mcs_stock_set_bench_batch(unsigned int batch)
 		return -EINVAL;
 	mutex_lock(&mode_mutex);
 	WRITE_ONCE(mcs_charge_batch_cur, batch);
-	synchronize_rcu();
-	mcs_drain_all_stock(mcs_root_memcg(), true);
+	stocks_settle();
 	mutex_unlock(&mode_mutex);
 	return 0;
 }

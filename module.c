@@ -22,7 +22,7 @@ static struct dentry *mcs_debugfs_root;
  * its release would later read its file operations from the freed module,
  * or from the next module loaded at the same address.
  */
-static void mcs_debugfs_create(void)
+static void __init mcs_debugfs_create(void)
 {
 	mcs_debugfs_root = debugfs_create_dir("memcg_stock", NULL);
 	mcs_selftest_file_create(mcs_debugfs_root);

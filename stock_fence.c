@@ -2,8 +2,9 @@
 /*
  * The stock mode: its current value, its names, and the test hooks at the
  * windows of the mode fence; and the charge batch (module parameter
- * charge_batch), which every design that batches reads.  The fence itself (mcs_mode_fence_holds()),
- * the binding of a mode to its design and the switch rules are in
+ * charge_batch), which every design that batches reads.  The fence itself
+ * (mcs_mode_fence_holds()), the binding of a mode to its design and the
+ * switch rules are in
  * stock_designs.h; the switch, which drains, in memcg_stock.c.
  *
  * Below the designs: every design's section reads the mode here.

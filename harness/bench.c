@@ -397,14 +397,15 @@ static void bench_client_put(struct bench_client *c)
 		bench_memcg_pair_put(c, n);
 }
 
+/* The kinds of pair a client loops over (bench_load()). */
+enum bench_loop { LOOP_PLAIN, LOOP_SIZED, LOOP_DRAIN };
+
 /*
  * The load loop of a client, until the phase leaves BENCH_LOAD or the
- * clock passes the backstop; returns its pairs.  Inlined once per kind of
- * op (@sized: bench_sized_op()), so that the sized workloads add nothing
- * to the loop of the others.
+ * clock passes the backstop; returns its pairs.  Inlined once per @loop,
+ * so that the sized and drain workloads add nothing to the loop of the
+ * others.
  */
-/* The client loops: one per kind of pair, each compiled on its own. */
-enum bench_loop { LOOP_PLAIN, LOOP_SIZED, LOOP_DRAIN };
 
 static __always_inline u64 bench_load(struct bench_client *c, enum bench_loop loop)
 {

@@ -287,6 +287,17 @@ mcs_qemu_kernel() {
 	esac
 }
 
+# mcs_ktap_block LOG: the KUnit report between the MCS-KTAP-BEGIN and
+# MCS-KTAP-END lines of a guest's console log, less the kernel's own
+# console messages that landed between its lines (one "[  248.668668]
+# clocksource: ..." line inside the report broke kunit.py's parse); the
+# report is read from debugfs and has no timestamps.
+mcs_ktap_block() {
+	awk '/^MCS-KTAP-END$/ { on = 0 }
+		on && !/^\[ *[0-9]+\.[0-9]+\] / { print }
+		/^MCS-KTAP-BEGIN$/ { on = 1 }' "$1"
+}
+
 # mcs_kill_tree PID: SIGTERM PID and every process below it, children
 # first found, so that an interrupted job takes its qemu or UML along.
 mcs_kill_tree() {

@@ -153,9 +153,7 @@ INIT
 			log "soak $k: RETRY: $why; first log kept in $d/console.first-crash.log"
 		done
 		if [[ -f $d/mod/memcg_stock_test.ko ]]; then
-			# the kernel's own console lines inside the report are left out
-			awk '/^MCS-KTAP-END$/ { on = 0 } on && !/^\[ *[0-9]+\.[0-9]+\] / { print }
-				/^MCS-KTAP-BEGIN$/ { on = 1 }' "$d/console.log" > "$d/ktap.txt"
+			mcs_ktap_block "$d/console.log" > "$d/ktap.txt"
 			kt_ok=$(grep -cE '^[[:space:]]*ok ' "$d/ktap.txt" || true)
 			kt_skip=$(grep -cE '^[[:space:]]*ok .*# SKIP' "$d/ktap.txt" || true)
 			kt_bad=$(grep -cE '^[[:space:]]*not ok ' "$d/ktap.txt" || true)

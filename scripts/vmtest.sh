@@ -109,14 +109,6 @@ block() {
 	awk -v b="$2" -v e="$3" '$0 ~ e { on = 0 } on { print } $0 ~ b { on = 1 }' "$1"
 }
 
-# ktap_block LOG: the KUnit report as the guest printed it, less the
-# kernel's own console messages that landed between its lines (one
-# "[  248.668668] clocksource: ..." line inside the report broke kunit.py's
-# parse); the report is read from debugfs and has no timestamps.
-ktap_block() {
-	block "$1" '^MCS-KTAP-BEGIN$' '^MCS-KTAP-END$' | awk '!/^\[ *[0-9]+\.[0-9]+\] /'
-}
-
 # judge NAME DIR FEATURES: check one console log; print one reason per
 # failure.  FEATURES (lib.sh mcs_kernel_features, from the kernel's .config)
 # say what must have run: KUnit (kunit), kmemleak, lockdep.
@@ -147,7 +139,7 @@ judge() {
 			echo "memcg_stock_test.ko was not built"
 		elif [[ -n $verdict ]]; then
 			grep -qx 'MCS-INSMOD memcg_stock_test rc=0' "$c" || echo "insmod memcg_stock_test failed"
-			ktap_block "$c" > "$d/ktap.txt"
+			mcs_ktap_block "$c" > "$d/ktap.txt"
 			rc=0
 			python3 "$kunit_py" parse --json="$d/kunit.json" "$d/ktap.txt" > "$d/kunit.txt" 2>&1 || rc=$?
 			sed -e 's/\x1b\[[0-9;]*m//g' "$d/kunit.txt" | grep -E 'FAILED|CRASHED|ERROR|Testing complete|not ok' | sed "s/^/  $name kunit: /" >&2 || true
