@@ -11,7 +11,8 @@
  * Keys (each at most once; the ones left out take the value in brackets):
  * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner|percpu-counter [decoupled],
  * clients=1..256 [1],
- * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000|drain [pages],
+ * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000|drain|
+ *	cross-pages|cross-bytes|limit-nowait|limit-kernel [pages],
  * hardirq=0|1 [0], nmi=0|1 [0],
  * shared=0|1 [0], memcgs=1..256 [1] (clients x memcgs at most 1024),
  * duration_ms=1..10000 [200], pmu=off|hw|sw [off],
@@ -45,6 +46,19 @@
  * cost is the row's cost less the pages row's, and it grows with what the
  * design walks, the online CPUs' stocks or every memcg's per-CPU counts.
  * It takes no interrupt load (hardirq=1 or nmi=1 is -EINVAL).
+ * workload=cross-pages and cross-bytes free on another CPU than they
+ * charge: each client charges a page (64 bytes) to its own memcg and
+ * hands it over to the next client, which uncharges it on its CPU (the
+ * shape of request/response networking); "cross" in the result counts
+ * the uncharges done so, the rest are settled after the load.  2 clients
+ * or more.  workload=limit-nowait and limit-kernel charge one memcg with
+ * a limit from every client, each holding up to BENCH_LIMIT_HOLD pages
+ * and then giving them back, with GFP_NOWAIT (no drain) or GFP_KERNEL;
+ * the limit fits every page live, so each refusal ("refusals" of
+ * "charges") is premature: charge held in stocks caused it.  Both kinds
+ * take memcgs=1 and no hardirq, nmi or shared (-EINVAL).
+ * "peak_pages" is the highest usage of the run's memcgs sampled every
+ * BENCH_SAMPLE_MS during the load, live pages included.
  * workload=bytes-256, bytes-1024 and bytes-3000 charge objects of that
  * many bytes, sizes that leave a rest of the page, next to a neighbour: a
  * live object of PAGE_SIZE - 64 bytes that each client charges on each of
@@ -142,23 +156,29 @@
 
 enum bench_workload {
 	WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, WL_BYTES_256, WL_BYTES_1024, WL_BYTES_3000,
-	WL_DRAIN, NR_WL
+	WL_DRAIN, WL_CROSS_PAGES, WL_CROSS_BYTES, WL_LIMIT_NOWAIT, WL_LIMIT_KERNEL, NR_WL
 };
 
 static const char * const wl_names[NR_WL] = {
 	[WL_PAGES] = "pages", [WL_BYTES] = "bytes", [WL_MIXED] = "mixed", [WL_FLOOR] = "floor",
 	[WL_BYTES_256] = "bytes-256", [WL_BYTES_1024] = "bytes-1024",
 	[WL_BYTES_3000] = "bytes-3000", [WL_DRAIN] = "drain",
+	[WL_CROSS_PAGES] = "cross-pages", [WL_CROSS_BYTES] = "cross-bytes",
+	[WL_LIMIT_NOWAIT] = "limit-nowait", [WL_LIMIT_KERNEL] = "limit-kernel",
 };
 
 /* Object size of each workload that charges bytes; 0: none of its own. */
 static const unsigned int wl_obj_size[NR_WL] = {
-	[WL_BYTES] = BENCH_OBJ_SIZE, [WL_MIXED] = BENCH_OBJ_SIZE,
+	[WL_BYTES] = BENCH_OBJ_SIZE, [WL_MIXED] = BENCH_OBJ_SIZE, [WL_CROSS_BYTES] = BENCH_OBJ_SIZE,
 	[WL_BYTES_256] = 256, [WL_BYTES_1024] = 1024, [WL_BYTES_3000] = 3000,
 };
 
 /* The live neighbour of the sized workloads: leaves 64 bytes in a fresh stock slot. */
 #define BENCH_NEIGHBOUR_SIZE	(PAGE_SIZE - 64)
+/* Pages a client of the limit workloads holds at most; the limit is clients times this. */
+#define BENCH_LIMIT_HOLD	32
+/* How often the writer samples the run's usage for its peak. */
+#define BENCH_SAMPLE_MS		10
 
 enum bench_key {
 	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION,
@@ -193,15 +213,27 @@ struct bench_params {
 	unsigned int batch;	/* 0: the module's */
 };
 
-/* @memcgs memcgs and their objcgs of one client; the arrays are its own. */
+/*
+ * @memcgs memcgs and their objcgs of one client; the arrays are its own.
+ * The cross workloads hand each charge over to the next client (@handed:
+ * charged here, not uncharged yet), which uncharges it on its own CPU
+ * (@cross counts those); the limit workloads count @charges and the
+ * @refusals among them, with @live pages held (@releasing: giving them back).
+ */
 struct bench_client {
 	struct bench_run *run;
 	struct mcs_memcg **memcg;	/* owned */
 	struct mcs_objcg **objcg;	/* owned */
 	struct mcs_memcg **op_memcg;	/* charged: own, or client 0's when shared */
 	struct mcs_objcg **op_objcg;
+	struct bench_client *prev;	/* whose charges this one uncharges */
+	atomic_long_t handed;
 	u64 held;
 	u64 ops;
+	u64 cross;
+	u64 charges, refusals;
+	unsigned int live;
+	bool releasing;
 	long errors;
 };
 
@@ -239,6 +271,10 @@ struct bench_irq {
  * @stopped: completed by the last client to leave the load loop
  * @exited: completed by every client on its way out
  * @ops: operations of all clients
+ * @cross: uncharges on another CPU than their charge (cross workloads)
+ * @charges: charges tried by the clients of the limit workloads
+ * @refusals: those refused (all premature: the pages live fit the limit)
+ * @peak: the highest usage of the run's memcgs sampled during the load
  * @irq_ops: operations of all interrupt timers
  * @errors: unexpected charge failures of the clients
  * @backstop: ktime_get_ns() at which the clients stop by themselves
@@ -266,6 +302,8 @@ struct bench_run {
 	struct completion stopped;
 	struct completion exited;
 	u64 ops, irq_ops, ns;
+	u64 cross, charges, refusals;
+	unsigned long peak;
 	u64 backstop;
 	long errors;
 	char result[BENCH_RESULT_MAX];
@@ -327,6 +365,72 @@ static bool bench_sized_op(struct bench_run *run, struct mcs_objcg *objcg)
 	if (mcs_obj_charge(objcg, GFP_KERNEL, run->obj_size))
 		return false;
 	mcs_obj_uncharge(objcg, run->obj_size);
+	return true;
+}
+
+/*
+ * One pair of the cross workloads, from client @c: a page (or 64 bytes)
+ * charged to its own memcg and handed over to the next client, then the
+ * uncharge of one that the previous client handed over, here, on another
+ * CPU than its charge (request and response on two CPUs).  When nothing
+ * is handed over yet, the pair is a charge only.
+ */
+static bool bench_cross_op(struct bench_client *c, bool bytes)
+{
+	struct bench_client *prev = c->prev;
+
+	if (bytes ? mcs_obj_charge(c->op_objcg[0], GFP_KERNEL, BENCH_OBJ_SIZE) :
+		    mcs_charge_pages(c->op_memcg[0], GFP_KERNEL, 1))
+		return false;
+	atomic_long_inc(&c->handed);
+	if (!atomic_long_add_unless(&prev->handed, -1, 0))
+		return true;
+	if (bytes)
+		mcs_obj_uncharge(prev->op_objcg[0], BENCH_OBJ_SIZE);
+	else
+		mcs_uncharge_pages(prev->op_memcg[0], 1);
+	c->cross++;
+	return true;
+}
+
+/* After the load, from the writer: what client @c handed over and nobody uncharged. */
+static void bench_cross_settle(struct bench_client *c, bool bytes)
+{
+	long n = atomic_long_xchg(&c->handed, 0);
+
+	for (; n > 0; n -= min(n, 64L)) {
+		if (bytes)
+			mcs_obj_uncharge(c->op_objcg[0], min(n, 64L) * BENCH_OBJ_SIZE);
+		else
+			mcs_uncharge_pages(c->op_memcg[0], min(n, 64L));
+	}
+}
+
+/*
+ * One step of the limit workloads, from client @c: a page charged to the
+ * shared memcg while the client holds fewer than BENCH_LIMIT_HOLD, then
+ * all of them given back, one per step.  The limit is clients x
+ * BENCH_LIMIT_HOLD pages, so the pages live never reach it: a refusal is
+ * one that charge held in stocks caused (premature).  A refused client
+ * gives back what it holds before it charges again.
+ */
+static bool bench_limit_op(struct bench_client *c, gfp_t gfp)
+{
+	int ret;
+
+	if (c->releasing) {
+		mcs_uncharge_pages(c->op_memcg[0], 1);
+		c->releasing = --c->live;
+		return true;
+	}
+	c->charges++;
+	ret = mcs_charge_pages(c->op_memcg[0], gfp, 1);
+	if (ret) {
+		c->refusals++;
+		c->releasing = c->live;
+		return ret == -ENOMEM;
+	}
+	c->releasing = ++c->live == BENCH_LIMIT_HOLD;
 	return true;
 }
 
@@ -398,7 +502,7 @@ static void bench_client_put(struct bench_client *c)
 }
 
 /* The kinds of pair a client loops over (bench_load()). */
-enum bench_loop { LOOP_PLAIN, LOOP_SIZED, LOOP_DRAIN };
+enum bench_loop { LOOP_PLAIN, LOOP_SIZED, LOOP_DRAIN, LOOP_CROSS, LOOP_LIMIT };
 
 /*
  * The load loop of a client, until the phase leaves BENCH_LOAD or the
@@ -419,6 +523,11 @@ static __always_inline u64 bench_load(struct bench_client *c, enum bench_loop lo
 			ok = bench_sized_op(run, c->op_objcg[n]);
 		else if (loop == LOOP_DRAIN)
 			ok = bench_drain_op(c->op_memcg[n]);
+		else if (loop == LOOP_CROSS)
+			ok = bench_cross_op(c, run->p.workload == WL_CROSS_BYTES);
+		else if (loop == LOOP_LIMIT)
+			ok = bench_limit_op(c, run->p.workload == WL_LIMIT_NOWAIT ?
+					    GFP_NOWAIT : GFP_KERNEL);
 		else
 			ok = bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL);
 		if (!ok)
@@ -434,6 +543,16 @@ static __always_inline u64 bench_load(struct bench_client *c, enum bench_loop lo
 		}
 	}
 	return i;
+}
+
+static bool bench_is_cross(const struct bench_run *run)
+{
+	return run->p.workload == WL_CROSS_PAGES || run->p.workload == WL_CROSS_BYTES;
+}
+
+static bool bench_is_limit(const struct bench_run *run)
+{
+	return run->p.workload == WL_LIMIT_NOWAIT || run->p.workload == WL_LIMIT_KERNEL;
 }
 
 static int bench_client_fn(void *arg)
@@ -456,6 +575,12 @@ static int bench_client_fn(void *arg)
 		bench_neighbours(c, false);
 	} else if (run->p.workload == WL_DRAIN) {
 		c->ops = bench_load(c, LOOP_DRAIN);
+	} else if (bench_is_cross(run)) {
+		c->ops = bench_load(c, LOOP_CROSS);
+	} else if (bench_is_limit(run)) {
+		c->ops = bench_load(c, LOOP_LIMIT);
+		for (; c->live; c->live--)
+			mcs_uncharge_pages(c->op_memcg[0], 1);
 	} else {
 		c->ops = bench_load(c, LOOP_PLAIN);
 	}
@@ -602,9 +727,10 @@ static int bench_client_get(struct bench_run *run, unsigned int i)
 		}
 		c->memcg[n] = memcg;
 	}
-	/* shared=1: every client charges client 0's memcgs and objcgs */
-	c->op_memcg = run->p.shared ? run->memcgs : c->memcg;
-	c->op_objcg = run->p.shared ? run->objcgs : c->objcg;
+	/* shared=1 (and the limit workloads): every client charges client 0's */
+	c->op_memcg = run->p.shared || bench_is_limit(run) ? run->memcgs : c->memcg;
+	c->op_objcg = run->p.shared || bench_is_limit(run) ? run->objcgs : c->objcg;
+	c->prev = &run->clients[(i + run->p.clients - 1) % run->p.clients];
 	return 0;
 
 put:
@@ -634,6 +760,12 @@ static int bench_memcgs_create(struct bench_run *run)
 	}
 	for (i = 0; i < run->p.clients; i++) {
 		ret = bench_client_get(run, i);
+		if (ret)
+			goto put_clients;
+	}
+	/* the limit workloads: room for every page live, none for what stocks hold */
+	if (bench_is_limit(run)) {
+		ret = mcs_memcg_set_max(run->memcgs[0], run->p.clients * BENCH_LIMIT_HOLD);
 		if (ret)
 			goto put_clients;
 	}
@@ -732,7 +864,7 @@ stop:
 /* Load for p.duration_ms, then stop every client and timer. */
 static void bench_measure(struct bench_run *run)
 {
-	unsigned int i;
+	unsigned int i, left, step;
 	u64 t0, t1;
 	int cpu;
 
@@ -749,7 +881,12 @@ static void bench_measure(struct bench_run *run)
 	run->backstop = t0 + (2ULL * run->p.duration_ms + BENCH_BACKSTOP_MS) * NSEC_PER_MSEC;
 	WRITE_ONCE(run->phase, BENCH_LOAD);
 	wake_up_all(&run->wq);
-	msleep(run->p.duration_ms);
+	/* every memcg of the run is below the parent: its usage, live pages included */
+	for (left = run->p.duration_ms; left; left -= step) {
+		run->peak = max(run->peak, mcs_memcg_usage(run->parent));
+		step = min(left, BENCH_SAMPLE_MS);
+		msleep(step);
+	}
 	WRITE_ONCE(run->phase, BENCH_STOP);
 	t1 = ktime_get_ns();
 	/* woken after the backstop: the clients stopped there */
@@ -770,8 +907,15 @@ static void bench_measure(struct bench_run *run)
 		mcs_nmi_unregister();
 	wait_for_completion(&run->stopped);
 	for (i = 0; i < run->p.clients; i++) {
-		run->ops += run->clients[i].ops;
-		run->errors += run->clients[i].errors;
+		struct bench_client *c = &run->clients[i];
+
+		if (bench_is_cross(run))
+			bench_cross_settle(c, run->p.workload == WL_CROSS_BYTES);
+		run->ops += c->ops;
+		run->errors += c->errors;
+		run->cross += c->cross;
+		run->charges += c->charges;
+		run->refusals += c->refusals;
 	}
 }
 
@@ -879,13 +1023,14 @@ static void bench_report(struct bench_run *run)
 	mcs_bench_pmu_format(&run->pmu, ops, pmu, sizeof(pmu));
 
 	snprintf(run->result, sizeof(run->result),
-		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u batch=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu stranded_pages=%lu stranded_bound=%lu errors=%ld %s %s verdict=%s\n",
+		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u batch=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu stranded_pages=%lu stranded_bound=%lu peak_pages=%lu cross=%llu charges=%llu refusals=%llu errors=%ld %s %s verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
 		 run->p.hardirq, run->nmi, run->p.shared, run->p.memcgs, mcs_charge_batch(),
 		 run->p.duration_ms, num_online_cpus(), ops, ns,
 		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
 		 ops ? ns * active / ops : 0, run->irq_ops, fires, irq_misses, irq_fails,
-		 nmi_sent, nmi_ops, hits, misses, fails, refills, stranded, bound, run->errors,
+		 nmi_sent, nmi_ops, hits, misses, fails, refills, stranded, bound, run->peak,
+		 run->cross, run->charges, run->refusals, run->errors,
 		 run->prims, pmu,
 		 ok ? "PASS" : "FAIL");
 }
@@ -1052,6 +1197,15 @@ static int bench_parse(char *line, struct bench_params *p)
 	/* a drain runs in task context only: no interrupt load to charge beside it */
 	if (p->workload == WL_DRAIN && (p->hardirq || p->nmi)) {
 		pr_warn_ratelimited("memcg_stock: bench: workload=drain takes no hardirq or nmi load\n");
+		return -EINVAL;
+	}
+	/* the cross and limit workloads: one memcg per client, task context only */
+	if (p->workload >= WL_CROSS_PAGES &&
+	    (p->memcgs != 1 || p->hardirq || p->nmi || p->shared ||
+	     (p->workload <= WL_CROSS_BYTES && p->clients < 2))) {
+		pr_warn_ratelimited("memcg_stock: bench: workload=%s takes memcgs=1, no hardirq, nmi or shared%s\n",
+				    wl_names[p->workload],
+				    p->workload <= WL_CROSS_BYTES ? ", and 2 clients or more" : "");
 		return -EINVAL;
 	}
 	if (p->clients * p->memcgs > BENCH_MAX_MEMCG_TOTAL) {

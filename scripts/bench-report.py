@@ -707,6 +707,25 @@ def layout_cells(path):
 
 
 SIDE = ("decoupled", "decoupled-owner", "coupled", "percpu-counter", "none")
+
+
+def refusal_rate(runs, mode, workload):
+    """Per boot: refusals per 1000 charges of a limit workload (nan where it did not run)."""
+    out = []
+    for rows, _ in runs:
+        rs = pick(rows, workload=workload, mode=mode, memcgs=1, hardirq=0, nmi="off")
+        rs = [r for r in rs if "refusals" in r and int(r.get("charges", 0)) > 0]
+        out.append(1000 * int(rs[0]["refusals"]) / int(rs[0]["charges"]) if rs else float("nan"))
+    return out
+
+
+def fcount(vals, p=1):
+    """A rate over the boots: one value where every boot printed the same, else each and "!"."""
+    shown = {f"{x:.{p}f}" for x in vals if x == x}
+    if not shown:
+        return "-"
+    return shown.pop() if len(shown) == 1 else "/".join(f"{x:.{p}f}" for x in vals) + "!"
+
 for k, runs in icount.items():
     if not any(r["workload"] == "drain" for r in runs[0][0]):
         continue
@@ -726,19 +745,31 @@ for k, runs in icount.items():
         mc = [fb(per_boot(runs, workload="pages", mode=m, memcgs=n, **base)) for n in (7, 64, 256)]
         dr = fb(drain_cost(runs, m, 1))
         emit(f"  {m:<16} | {pg:>11} {by:>11} | {mc[0]:>9} {mc[1]:>9} {mc[2]:>9} | {dr:>9}")
-    emit("  stranded: pages still charged at the end of a workload of 1 client with 256 memcgs / the most "
-         "the design's page stocks can hold (first boot); per-CPU bytes and the cache lines a hit touches: "
+    emit(f"  cross pages, cross bytes: charged by one client, uncharged by the next on another CPU, "
+         f"{ncpus} clients (instructions per pair, the hand-over's two atomics included); refused/1000: "
+         f"premature refusals per 1000 charges of one memcg limited to what {ncpus} clients hold live, "
+         f"GFP_NOWAIT / GFP_KERNEL")
+    emit(f"  {'design':<16} | {'cross pages':>11} {'cross bytes':>11} | {'refused/1000 nowait':>19} "
+         f"{'kernel':>8}")
+    for m in SIDE:
+        base = dict(clients=ncpus, memcgs=1, hardirq=0, nmi="off")
+        cp = fb(per_boot(runs, workload="cross-pages", mode=m, **base))
+        cb = fb(per_boot(runs, workload="cross-bytes", mode=m, **base))
+        rn = fcount(refusal_rate(runs, m, "limit-nowait"))
+        rk = fcount(refusal_rate(runs, m, "limit-kernel"))
+        emit(f"  {m:<16} | {cp:>11} {cb:>11} | {rn:>19} {rk:>8}")
+    emit("  stranded: pages still charged at the end of a workload of 1 client with 256 memcgs, and the most "
+         "charged while it ran (sampled every 10 ms, at most one live page included), beside the most the "
+         "design's page stocks can hold (first boot); per-CPU bytes and the cache lines a hit touches: "
          "the layout table above")
-    emit(f"  {'design':<16} | {'stranded/bound':>16} | {'bytes/CPU':>9} | {'page hit lines':>14} | "
+    emit(f"  {'design':<16} | {'stranded end/peak/bound':>23} | {'bytes/CPU':>9} | {'page hit lines':>14} | "
          f"{'byte hit lines':>14}")
     for m in SIDE:
         rs = pick(runs[0][0], workload="pages", mode=m, clients=1, memcgs=256, hardirq=0, nmi="off")
-        st = (f"{rs[0]['stranded_pages']}/{rs[0]['stranded_bound']}"
+        st = (f"{rs[0]['stranded_pages']}/{rs[0].get('peak_pages', '-')}/{rs[0]['stranded_bound']}"
               if rs and "stranded_pages" in rs[0] else "-")
         b, pl, bl = lay.get(m, ("-", "-", "-"))
-        emit(f"  {m:<16} | {st:>16} | {b:>9} | {pl:>14} | {bl:>14}")
-    emit("  not measured by any job: frees on another CPU than the charge, refusals below the limit "
-         "(premature refusals), the charge stranded at a workload's peak")
+        emit(f"  {m:<16} | {st:>23} | {b:>9} | {pl:>14} | {bl:>14}")
 mark = len(out)
 
 # 4. one shared memcg on 1, 2, 4 vCPUs: the scale guests (one boot each) and

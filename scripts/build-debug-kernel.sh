@@ -32,7 +32,8 @@ esac
 src=$("$MCS_SRC/scripts/fetch-source.sh" 6.12)
 key=$( {
 	basename "$src"
-	cat "${frags[@]}"
+	# the options, not the licence line, make the kernel
+	grep -hv '^# SPDX-License-Identifier:' "${frags[@]}"
 	gcc --version | head -1
 	pahole --version
 } | sha256sum | cut -c1-12)

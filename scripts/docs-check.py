@@ -83,14 +83,8 @@ GEN_BEGIN_RE = re.compile(r"<!--\s*([\w-]+):begin\s*-->")
 FIGURE_RE = re.compile(r"(?<![\w.])(?:\d{2,}\.\d+|\d+\.\d+x)(?![\w.])")
 GEN_WIDTH = 120  # the longest line of a generated block and of bench.txt
 
-# Tracked files without an SPDX line, and why (LICENSE says the same): the
-# exact text of the debug kernels' config fragments is the key of the rig's
-# cache of built kernels, so a line added there rebuilds every debug kernel.
-SPDX_EXEMPT = {
-    "scripts/configs/debug-6.12.config": "its text keys the debug kernels' cache",
-    "scripts/configs/debug-6.12-rt.config": "its text keys the debug kernels' cache",
-    "scripts/configs/debug-6.12-numa.config": "its text keys the debug kernels' cache",
-}
+# Tracked files without an SPDX line, and why (LICENSE says the same).
+SPDX_EXEMPT = {}
 
 
 def read(path):

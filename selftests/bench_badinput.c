@@ -98,6 +98,13 @@ static const struct bad_write bad_bench[] = {
 	{ "workload=Drain", "duration_ms=5 workload=Drain" },
 	{ "workload=drain hardirq=1", "duration_ms=5 workload=drain hardirq=1" },
 	{ "workload=drain nmi=1", "duration_ms=5 workload=drain nmi=1" },
+	{ "workload=cross-pages, 1 client", "duration_ms=5 workload=cross-pages clients=1" },
+	{ "cross-bytes memcgs=2", "duration_ms=5 workload=cross-bytes clients=2 memcgs=2" },
+	{ "cross-pages shared=1", "duration_ms=5 workload=cross-pages clients=2 shared=1" },
+	{ "workload=cross-bytes nmi=1", "duration_ms=5 workload=cross-bytes clients=2 nmi=1" },
+	{ "workload=limit-nowait hardirq=1", "duration_ms=5 workload=limit-nowait hardirq=1" },
+	{ "workload=limit-kernel memcgs=2", "duration_ms=5 workload=limit-kernel memcgs=2" },
+	{ "workload=limit", "duration_ms=5 workload=limit" },
 	{ "pmu=on", "duration_ms=5 pmu=on" },
 	{ "pmu=1", "duration_ms=5 pmu=1" },
 	{ "pmu=HW", "duration_ms=5 pmu=HW" },
@@ -474,11 +481,52 @@ static const char *res_field(const char *res, const char *key, char *val, size_t
 	return val;
 }
 
+/* The value of " key=" in a result line as a number, or -1. */
+static long long res_ll(const char *res, const char *key)
+{
+	char v[64];
+
+	return res_field(res, key, v, sizeof(v)) ? strtoll(v, NULL, 10) : -1;
+}
+
 static double res_double(const char *res, const char *key)
 {
 	char v[64];
 
 	return res_field(res, key, v, sizeof(v)) ? strtod(v, NULL) : -1.0;
+}
+
+/*
+ * The cross workloads, in every mode: exact, and the next client did
+ * uncharge what the previous one charged.  The limit workloads: exact;
+ * one client is never refused (a stock serves its own CPU's charges
+ * first), and neither is mode none (no stock holds charge) with two.
+ */
+static void test_cross_and_limit(void)
+{
+	static const char * const modes[] = {
+		"decoupled", "decoupled-owner", "coupled", "coupled-noirq", "percpu-counter", "none",
+	};
+	char line[160], res[MCS_RESULTS_SIZE] = "";
+	unsigned int i;
+	int ok = 1;
+
+	for (i = 0; ok && i < ARRAY_SIZE(modes); i++) {
+		snprintf(line, sizeof(line), "mode=%s duration_ms=20 clients=2 workload=cross-%s",
+			 modes[i], i & 1 ? "bytes" : "pages");
+		ok = bench_passes(line) && mcs_read("bench", res, sizeof(res)) > 0 &&
+		     res_ll(res, "cross") > 0;
+		snprintf(line, sizeof(line), "mode=%s duration_ms=20 clients=1 workload=limit-%s",
+			 modes[i], i & 1 ? "kernel" : "nowait");
+		ok = ok && bench_passes(line) && mcs_read("bench", res, sizeof(res)) > 0 &&
+		     res_ll(res, "charges") > 0 && res_ll(res, "refusals") == 0;
+	}
+	ok = ok && bench_passes("mode=none duration_ms=20 clients=2 workload=limit-nowait") &&
+	     mcs_read("bench", res, sizeof(res)) > 0 && res_ll(res, "charges") > 0 &&
+	     res_ll(res, "refusals") == 0;
+	if (!ok)
+		ksft_print_msg("%s: last result: %s", line, res);
+	ksft_test_result(ok, "cross and limit workloads: exact, frees on the next client, no refusal without another CPU's stock\n");
 }
 
 /* A bench with @line; its result in @res.  1 if it ran and passed. */
@@ -876,6 +924,7 @@ static const struct {
 	{ "coupled_noirq", test_coupled_noirq, 1 },
 	{ "new_keys", test_new_keys, 1 },
 	{ "batch_drain", test_batch_and_drain, 1 },
+	{ "cross_limit", test_cross_and_limit, 1 },
 	{ "obj_sizes", test_obj_sizes, 4 },
 	{ "many_clients", test_many_clients, 2 },
 	{ "faults", test_fault_injection, 3 },

@@ -199,6 +199,7 @@ static const char * const bench_modes[] = {
 
 static const char * const workloads[] = {
 	"pages", "bytes", "mixed", "floor", "bytes-256", "bytes-1024", "bytes-3000", "drain",
+	"cross-pages", "cross-bytes", "limit-nowait", "limit-kernel",
 };
 
 static char pay[PAY_MAX];
