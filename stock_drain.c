@@ -228,21 +228,30 @@ static int mcs_cpu_dead(unsigned int cpu)
  * Module exit: drain every possible CPU, online ones through their work,
  * the others here, and remove the hotplug state, all under one hold of
  * the CPU hotplug lock: a CPU that went down and came back between two
- * passes would otherwise be drained by neither.
+ * passes would otherwise be drained by neither.  An offline CPU's stocks
+ * were emptied by the dead-CPU callback when it went down, and nothing
+ * fills them while it is down: pages found there now mean the callback
+ * missed them (drained all the same, and warned about).
  */
 void mcs_drain_exit(void)
 {
+	struct mcs_memcg *root = mcs_root_memcg();
+	unsigned long before;
 	int cpu;
 
 	flush_work(&memcg_drain_work);
 	mutex_lock(&drain_mutex);
 	cpus_read_lock();
-	drain_all_sync_cpuslocked(mcs_root_memcg());
+	drain_all_sync_cpuslocked(root);
+	before = mcs_memcg_usage(root);
 	for_each_possible_cpu(cpu) {
 		if (cpu_online(cpu))
 			continue;
 		mcs_stocks_cpu_dead(cpu);
 	}
+	WARN(mcs_memcg_usage(root) != before,
+	     "memcg_stock: offline CPUs' stocks held %lu pages at exit\n",
+	     before - mcs_memcg_usage(root));
 	cpuhp_remove_state_nocalls_cpuslocked(hp_state);
 	cpus_read_unlock();
 	mutex_unlock(&drain_mutex);

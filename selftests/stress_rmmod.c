@@ -113,10 +113,12 @@ static int hotplug_cpu(void)
 }
 
 /*
- * A CPU taken down outside the harness stays down across the unload: the
- * final drain takes the offline-CPU branch (the dead-CPU drains run in the
- * rmmod task, preemptible).  The module then loads with the CPU down and
- * runs clean once the CPU is back.
+ * A CPU taken down outside the harness, in the middle of a run's load
+ * (its stocks full), stays down across the unload.  The dead-CPU callback
+ * must have emptied its stocks: the run's check finds a charge it missed,
+ * and the unload's pass over offline CPUs warns about one (the rig fails
+ * a warning).  The module then loads with the CPU down and runs clean once
+ * the CPU is back.
  */
 static void test_unload_with_cpu_offline(void)
 {
@@ -136,12 +138,22 @@ static void test_unload_with_cpu_offline(void)
 	if (!ret)
 		ret = mcs_config("mode=decoupled\n");
 	if (!ret)
-		ret = mcs_run("contexts", results, sizeof(results));
+		ret = mcs_puts("run", "contexts");
 	if (!ret)
+		ret = mcs_wait_load(MCS_RUN_TIMEOUT_S);
+	if (!ret) {
+		mcs_msleep(100);
 		ret = cpu_online_write(cpu, 0);
+	}
+	if (!ret)
+		ret = mcs_wait_idle(MCS_RUN_TIMEOUT_S);
+	if (!ret)
+		ret = mcs_read("results", results, sizeof(results)) < 0 ? -EIO : 0;
+	ok = !ret && mcs_case_block(results, "contexts", block, sizeof(block)) &&
+	     mcs_block_ok(block, "done");
 	if (!ret)
 		ret = mcs_module_unload("memcg_stock");
-	ok = !ret && !mcs_module_loaded("memcg_stock");
+	ok = ok && !ret && !mcs_module_loaded("memcg_stock");
 	if (!ret)
 		ret = mcs_module_load(module_path);
 	ok = ok && !ret && mcs_module_loaded("memcg_stock");
