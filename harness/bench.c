@@ -49,8 +49,11 @@
  * workload=cross-pages and cross-bytes free on another CPU than they
  * charge: each client charges a page (64 bytes) to its own memcg and
  * hands it over to the next client, which uncharges it on its CPU (the
- * shape of request/response networking); "cross" in the result counts
- * the uncharges done so, the rest are settled after the load.  2 clients
+ * shape of request/response networking).  Each client hands a reserve
+ * of BENCH_CROSS_RESERVE charges over before the load, so that every pair
+ * finds one to uncharge however the CPUs interleave; "cross" in the result
+ * counts the uncharges done in pairs (as many as "ops" unless a client ran
+ * a reserve ahead), what is left is settled after the load.  2 clients
  * or more.  workload=limit-nowait and limit-kernel charge one memcg with
  * a limit from every client, each holding up to BENCH_LIMIT_HOLD pages
  * and then giving them back, with GFP_NOWAIT (no drain) or GFP_KERNEL;
@@ -175,6 +178,9 @@ static const unsigned int wl_obj_size[NR_WL] = {
 
 /* The live neighbour of the sized workloads: leaves 64 bytes in a fresh stock slot. */
 #define BENCH_NEIGHBOUR_SIZE	(PAGE_SIZE - 64)
+/* What each client of the cross workloads hands over before the load, and per call. */
+#define BENCH_CROSS_RESERVE	1048576L	/* 2^20 */
+#define BENCH_CROSS_CHUNK	65536L	/* 256 MiB of pages, or 4 MiB of 64-byte objects */
 /* Pages a client of the limit workloads holds at most; the limit is clients times this. */
 #define BENCH_LIMIT_HOLD	32
 /* How often the writer samples the run's usage for its peak. */
@@ -216,9 +222,10 @@ struct bench_params {
 /*
  * @memcgs memcgs and their objcgs of one client; the arrays are its own.
  * The cross workloads hand each charge over to the next client (@handed:
- * charged here, not uncharged yet), which uncharges it on its own CPU
- * (@cross counts those); the limit workloads count @charges and the
- * @refusals among them, with @live pages held (@releasing: giving them back).
+ * charged here, a reserve before the load and one per pair, and not yet
+ * uncharged), which uncharges it on its own CPU (@cross counts those);
+ * the limit workloads count @charges and the @refusals among them, with
+ * @live pages held (@releasing: giving them back).
  */
 struct bench_client {
 	struct bench_run *run;
@@ -369,11 +376,37 @@ static bool bench_sized_op(struct bench_run *run, struct mcs_objcg *objcg)
 }
 
 /*
+ * Charge (@charge) or uncharge @n pages, or 64-byte objects (@bytes), of
+ * client @c's memcg in calls of at most BENCH_CROSS_CHUNK; returns how
+ * many it moved.
+ */
+static long bench_cross_move(struct bench_client *c, bool bytes, long n, bool charge)
+{
+	long k, done = 0;
+	int ret = 0;
+
+	for (; done < n && !ret; done += k) {
+		k = min(n - done, BENCH_CROSS_CHUNK);
+		if (bytes && charge)
+			ret = mcs_obj_charge(c->op_objcg[0], GFP_KERNEL, k * BENCH_OBJ_SIZE);
+		else if (bytes)
+			mcs_obj_uncharge(c->op_objcg[0], k * BENCH_OBJ_SIZE);
+		else if (charge)
+			ret = mcs_charge_pages(c->op_memcg[0], GFP_KERNEL, k);
+		else
+			mcs_uncharge_pages(c->op_memcg[0], k);
+	}
+	return ret ? done - k : done;
+}
+
+/*
  * One pair of the cross workloads, from client @c: a page (or 64 bytes)
  * charged to its own memcg and handed over to the next client, then the
  * uncharge of one that the previous client handed over, here, on another
- * CPU than its charge (request and response on two CPUs).  When nothing
- * is handed over yet, the pair is a charge only.
+ * CPU than its charge (request and response on two CPUs).  Each client
+ * hands BENCH_CROSS_RESERVE over before the load, so that every pair has
+ * one to uncharge however the CPUs interleave; should a client run that
+ * far ahead of the previous one, its pair is a charge only.
  */
 static bool bench_cross_op(struct bench_client *c, bool bytes)
 {
@@ -391,19 +424,6 @@ static bool bench_cross_op(struct bench_client *c, bool bytes)
 		mcs_uncharge_pages(prev->op_memcg[0], 1);
 	c->cross++;
 	return true;
-}
-
-/* After the load, from the writer: what client @c handed over and nobody uncharged. */
-static void bench_cross_settle(struct bench_client *c, bool bytes)
-{
-	long n = atomic_long_xchg(&c->handed, 0);
-
-	for (; n > 0; n -= min(n, 64L)) {
-		if (bytes)
-			mcs_obj_uncharge(c->op_objcg[0], min(n, 64L) * BENCH_OBJ_SIZE);
-		else
-			mcs_uncharge_pages(c->op_memcg[0], min(n, 64L));
-	}
 }
 
 /*
@@ -564,6 +584,13 @@ static int bench_client_fn(void *arg)
 	/* before the clock starts: the client is on its CPU already */
 	if (sized)
 		bench_neighbours(c, true);
+	if (bench_is_cross(run)) {
+		long n = bench_cross_move(c, run->p.workload == WL_CROSS_BYTES,
+					  BENCH_CROSS_RESERVE, true);
+
+		atomic_long_set(&c->handed, n);
+		c->errors += n < BENCH_CROSS_RESERVE;
+	}
 	/*
 	 * Sleep, not spin, until every client exists: spinning clients would
 	 * starve the creation of the later ones (kthreadd competes with them
@@ -910,7 +937,8 @@ static void bench_measure(struct bench_run *run)
 		struct bench_client *c = &run->clients[i];
 
 		if (bench_is_cross(run))
-			bench_cross_settle(c, run->p.workload == WL_CROSS_BYTES);
+			bench_cross_move(c, run->p.workload == WL_CROSS_BYTES,
+					 atomic_long_xchg(&c->handed, 0), false);
 		run->ops += c->ops;
 		run->errors += c->errors;
 		run->cross += c->cross;

@@ -35,11 +35,14 @@ icount_jobs() {
 	# a synchronous drain of one memcg (as an offline does) per pair, with
 	# 1..256 memcgs live
 	for m in 1 8 64 256; do emit "clients=1 workload=drain memcgs=$m $d"; done
-	# frees on another CPU than the charge; premature refusals below a limit
+	# frees on another CPU than the charge; premature refusals below a
+	# limit, over ten times as long: how the vCPUs interleave decides them
 	if ((n >= 2)); then
 		for wl in cross-pages cross-bytes; do emit "clients=$n workload=$wl $d"; done
 	fi
-	for wl in limit-nowait limit-kernel; do emit "clients=$n workload=$wl $d"; done
+	for wl in limit-nowait limit-kernel; do
+		emit "clients=$n workload=$wl duration_ms=$((ims * 10))"
+	done
 	# the charge batch proposed for 64K and 16K pages (16, 32), in the
 	# modes that batch
 	for b in 16 32; do
