@@ -52,9 +52,9 @@
  * shape of request/response networking).  Each client hands a reserve
  * of BENCH_CROSS_RESERVE charges over before the load, so that every pair
  * finds one to uncharge however the CPUs interleave; "cross" in the result
- * counts the uncharges done in pairs (as many as "ops" unless a client ran
- * a reserve ahead), what is left is settled after the load.  2 clients
- * or more.  workload=limit-nowait and limit-kernel charge one memcg with
+ * counts the uncharges done in pairs (as many as "ops" unless a client
+ * ran a reserve ahead of the previous one), what is left is settled after
+ * the load.  2 clients or more.  workload=limit-nowait and limit-kernel charge one memcg with
  * a limit from every client, each holding up to BENCH_LIMIT_HOLD pages
  * and then giving them back, with GFP_NOWAIT (no drain) or GFP_KERNEL;
  * the limit fits every page live, so each refusal ("refusals" of
@@ -584,13 +584,6 @@ static int bench_client_fn(void *arg)
 	/* before the clock starts: the client is on its CPU already */
 	if (sized)
 		bench_neighbours(c, true);
-	if (bench_is_cross(run)) {
-		long n = bench_cross_move(c, run->p.workload == WL_CROSS_BYTES,
-					  BENCH_CROSS_RESERVE, true);
-
-		atomic_long_set(&c->handed, n);
-		c->errors += n < BENCH_CROSS_RESERVE;
-	}
 	/*
 	 * Sleep, not spin, until every client exists: spinning clients would
 	 * starve the creation of the later ones (kthreadd competes with them
@@ -903,6 +896,15 @@ static void bench_measure(struct bench_run *run)
 	}
 	if (run->p.hardirq || !strcmp(run->nmi, "on"))
 		bench_irq_arm(run);
+	/* the cross workloads' reserves, handed over before any client starts */
+	for (i = 0; bench_is_cross(run) && i < run->p.clients; i++) {
+		struct bench_client *c = &run->clients[i];
+		long n = bench_cross_move(c, run->p.workload == WL_CROSS_BYTES,
+					  BENCH_CROSS_RESERVE, true);
+
+		atomic_long_set(&c->handed, n);
+		run->errors += n < BENCH_CROSS_RESERVE;
+	}
 	mcs_bench_pmu_start(&run->pmu);
 	t0 = ktime_get_ns();
 	run->backstop = t0 + (2ULL * run->p.duration_ms + BENCH_BACKSTOP_MS) * NSEC_PER_MSEC;
