@@ -394,6 +394,55 @@ def claim_footprint(b):
         return "the kmem_caches save %s bytes per memcg" % m.group(3)
 
 
+def side_cell(b, kernel, design, column):
+    """Every boot's figure of a cell of the designs table (a/b! gives each)."""
+    sec = "Designs side by side, %s (" % kernel
+    for (s, hl, rl, col), vals in b.cells.items():
+        if sec in s and hl == "design" and rl == design and col == column:
+            return vals
+    raise Unsupported("no cell %s / %s / %s" % (kernel, design, column))
+
+
+def boots(tok):
+    """The figures of one cell, one per boot where they differ."""
+    return [float(v) for v in tok.rstrip("!").split("/")]
+
+
+SIDE_STOCKS = ("decoupled", "decoupled-owner", "coupled", "percpu-counter")
+
+
+def claim_cross(b):
+    k = "deb-amd64"
+    for i, wl in enumerate(("pages", "bytes")):
+        cross = boots(side_cell(b, k, "decoupled", "cross pages cross bytes")[i])
+        local = [icount(b, k, wl, "decoupled")]
+        if not 0.9 <= max(cross) / min(local) <= 1.1:
+            return "decoupled cross %s %s is not within a tenth of its local pair %s" % (wl, cross, local)
+        for m in ("decoupled-owner", "coupled", "percpu-counter", "none"):
+            other = boots(side_cell(b, k, m, "cross pages cross bytes")[i])
+            if not max(cross) < min(other):
+                return "cross %s: decoupled %s is not below %s %s" % (wl, cross, m, other)
+
+
+def claim_premature(b):
+    for k in ("deb-amd64", "deb-rt-amd64"):
+        none = [boots(v) for v in side_cell(b, k, "none", "refused/1000 nowait kernel")]
+        if any(x != 0 for v in none for x in v):
+            return "%s: mode none refused %s per 1000" % (k, none)
+        for m in SIDE_STOCKS:
+            nowait, kernel = (boots(v) for v in side_cell(b, k, m, "refused/1000 nowait kernel"))
+            if not (min(nowait) > 0 and min(kernel) > 0):
+                return "%s %s: refused per 1000 nowait %s, kernel %s" % (k, m, nowait, kernel)
+
+
+def claim_peak(b):
+    for k in ("deb-amd64", "deb-rt-amd64"):
+        for m in SIDE_STOCKS + ("none",):
+            end, peak, _ = (int(x) for x in side_cell(b, k, m, "stranded end/peak/bound")[0].split("/"))
+            if not end <= peak <= end + 1:
+                return "%s %s: %d pages at the end, %d at the peak" % (k, m, end, peak)
+
+
 # name (the tag in README.md) -> check: None when the block supports the
 # claim, else what contradicts it
 CLAIMS = {
@@ -407,6 +456,9 @@ CLAIMS = {
     "hardirq-bytes": claim_hardirq_bytes,
     "hardirq-pages": claim_hardirq_pages,
     "footprint": claim_footprint,
+    "cross": claim_cross,
+    "premature": claim_premature,
+    "peak": claim_peak,
 }
 
 
