@@ -235,23 +235,23 @@ static int mcs_cpu_dead(unsigned int cpu)
  */
 void mcs_drain_exit(void)
 {
-	struct mcs_memcg *root = mcs_root_memcg();
-	unsigned long before;
+	struct mcs_memcg *root = mcs_root_memcg();	/* NULL: a failed init, nothing charged */
+	unsigned long before, after;
 	int cpu;
 
 	flush_work(&memcg_drain_work);
 	mutex_lock(&drain_mutex);
 	cpus_read_lock();
 	drain_all_sync_cpuslocked(root);
-	before = mcs_memcg_usage(root);
+	before = root ? mcs_memcg_usage(root) : 0;
 	for_each_possible_cpu(cpu) {
 		if (cpu_online(cpu))
 			continue;
 		mcs_stocks_cpu_dead(cpu);
 	}
-	WARN(mcs_memcg_usage(root) != before,
-	     "memcg_stock: offline CPUs' stocks held %lu pages at exit\n",
-	     before - mcs_memcg_usage(root));
+	after = root ? mcs_memcg_usage(root) : 0;
+	WARN(after != before, "memcg_stock: offline CPUs' stocks held %lu pages at exit\n",
+	     before - after);
 	cpuhp_remove_state_nocalls_cpuslocked(hp_state);
 	cpus_read_unlock();
 	mutex_unlock(&drain_mutex);
