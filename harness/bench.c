@@ -54,8 +54,9 @@
  * finds one to uncharge however the CPUs interleave; "cross" in the result
  * counts the uncharges done in pairs (as many as "ops" unless a client
  * ran a reserve ahead of the previous one), what is left is settled after
- * the load.  2 clients or more.  workload=limit-nowait and limit-kernel charge one memcg with
- * a limit from every client, each holding up to BENCH_LIMIT_HOLD pages
+ * the load.  2 clients or more.
+ * workload=limit-nowait and limit-kernel charge one memcg with a limit
+ * from every client, each holding up to BENCH_LIMIT_HOLD pages
  * and then giving them back, with GFP_NOWAIT (no drain) or GFP_KERNEL;
  * the limit fits every page live, so each refusal ("refusals" of
  * "charges") is premature: charge held in stocks caused it.  Both kinds
@@ -403,10 +404,11 @@ static long bench_cross_move(struct bench_client *c, bool bytes, long n, bool ch
  * One pair of the cross workloads, from client @c: a page (or 64 bytes)
  * charged to its own memcg and handed over to the next client, then the
  * uncharge of one that the previous client handed over, here, on another
- * CPU than its charge (request and response on two CPUs).  Each client
- * hands BENCH_CROSS_RESERVE over before the load, so that every pair has
- * one to uncharge however the CPUs interleave; should a client run that
- * far ahead of the previous one, its pair is a charge only.
+ * CPU than its charge (request and response on two CPUs).  The writer
+ * hands BENCH_CROSS_RESERVE of each client's over before the load
+ * (bench_measure()), so that every pair has one to uncharge however the
+ * CPUs interleave; should a client run that far ahead of the previous
+ * one, its pair is a charge only.
  */
 static bool bench_cross_op(struct bench_client *c, bool bytes)
 {
