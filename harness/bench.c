@@ -59,8 +59,14 @@
  * from every client, each holding up to BENCH_LIMIT_HOLD pages
  * and then giving them back, with GFP_NOWAIT (no drain) or GFP_KERNEL;
  * the limit fits every page live, so each refusal ("refusals" of
- * "charges") is premature: charge held in stocks caused it.  Both kinds
- * take memcgs=1 and no hardirq, nmi or shared (-EINVAL).
+ * "charges") is premature: charge held in stocks caused it.  The clients
+ * take turns, one step each in client order, BENCH_LIMIT_STEPS steps
+ * per client, so the sequence of charges is the same in every boot
+ * whatever the CPUs' timing, and with GFP_NOWAIT so is the count of
+ * refusals; with GFP_KERNEL a refusal's one retry races with the drain
+ * it queued on the other CPUs ("ops" short of clients x
+ * BENCH_LIMIT_STEPS means the duration ended the run first).
+ * Both kinds take memcgs=1 and no hardirq, nmi or shared (-EINVAL).
  * "peak_pages" is the highest usage of the run's memcgs sampled every
  * BENCH_SAMPLE_MS during the load, live pages included.
  * workload=bytes-256, bytes-1024 and bytes-3000 charge objects of that
@@ -184,6 +190,8 @@ static const unsigned int wl_obj_size[NR_WL] = {
 #define BENCH_CROSS_CHUNK	65536L	/* 256 MiB of pages, or 4 MiB of 64-byte objects */
 /* Pages a client of the limit workloads holds at most; the limit is clients times this. */
 #define BENCH_LIMIT_HOLD	32
+/* Turns of each client of the limit workloads: 32 cycles of charging and giving back. */
+#define BENCH_LIMIT_STEPS	(64 * BENCH_LIMIT_HOLD)
 /* How often the writer samples the run's usage for its peak. */
 #define BENCH_SAMPLE_MS		10
 
@@ -226,7 +234,8 @@ struct bench_params {
  * charged here, a reserve before the load and one per pair, and not yet
  * uncharged), which uncharges it on its own CPU (@cross counts those);
  * the limit workloads count @charges and the @refusals among them, with
- * @live pages held (@releasing: giving them back).
+ * @live pages held (@releasing: giving them back); @idx is the client's
+ * place in their turns.
  */
 struct bench_client {
 	struct bench_run *run;
@@ -241,6 +250,7 @@ struct bench_client {
 	u64 cross;
 	u64 charges, refusals;
 	unsigned int live;
+	unsigned int idx;
 	bool releasing;
 	long errors;
 };
@@ -271,8 +281,10 @@ struct bench_irq {
  * @prims: the primitive costs measured before the run
  * @client_cpus: the CPUs the clients are bound to
  * @pmu: the perf counters of the client CPUs (pmu=hw|sw)
- * @wq: clients sleep here while @phase does not concern them
+ * @wq: clients sleep here while @phase does not concern them, and
+ *	between their turns in the limit workloads
  * @phase: enum bench_phase
+ * @turn: the limit workloads' next step: client @turn % p.clients takes it
  * @arming: CPUs whose interrupt timer is not armed yet, plus one
  * @armed: completed when the last of them is
  * @loading: clients that have not left the load loop yet
@@ -304,6 +316,7 @@ struct bench_run {
 	struct mcs_bench_pmu pmu;
 	struct wait_queue_head wq;
 	int phase;
+	u64 turn;
 	atomic_t arming;
 	struct completion armed;
 	atomic_t loading;
@@ -456,6 +469,36 @@ static bool bench_limit_op(struct bench_client *c, gfp_t gfp)
 	return true;
 }
 
+/*
+ * The limit workloads' load: BENCH_LIMIT_STEPS steps of client @c, each
+ * in its turn after the step of the client before it.  A client sleeps
+ * between its turns (a spinning one would hold its vCPU from the one
+ * whose turn it is).  Returns the steps taken.
+ */
+static u64 bench_limit_load(struct bench_client *c, gfp_t gfp)
+{
+	struct bench_run *run = c->run;
+	u64 step, mine;
+
+	for (step = 0; step < BENCH_LIMIT_STEPS; step++) {
+		mine = step * run->p.clients + c->idx;
+		/* pairs with the release below: the step before ours is complete */
+		wait_event_idle(run->wq, smp_load_acquire(&run->turn) == mine ||
+				READ_ONCE(run->phase) != BENCH_LOAD);
+		if (READ_ONCE(run->phase) != BENCH_LOAD)
+			break;
+		/* a step out of turn would make the sequence depend on timing */
+		if (READ_ONCE(run->turn) != mine)
+			c->errors++;
+		if (!bench_limit_op(c, gfp))
+			c->errors++;
+		/* our step complete before the next client may take its own */
+		smp_store_release(&run->turn, mine + 1);
+		wake_up_all(&run->wq);
+	}
+	return step;
+}
+
 /* The sized byte workloads keep a live neighbour on each charged objcg. */
 static bool bench_has_neighbour(struct bench_run *run)
 {
@@ -524,7 +567,7 @@ static void bench_client_put(struct bench_client *c)
 }
 
 /* The kinds of pair a client loops over (bench_load()). */
-enum bench_loop { LOOP_PLAIN, LOOP_SIZED, LOOP_DRAIN, LOOP_CROSS, LOOP_LIMIT };
+enum bench_loop { LOOP_PLAIN, LOOP_SIZED, LOOP_DRAIN, LOOP_CROSS };
 
 /*
  * The load loop of a client, until the phase leaves BENCH_LOAD or the
@@ -547,9 +590,6 @@ static __always_inline u64 bench_load(struct bench_client *c, enum bench_loop lo
 			ok = bench_drain_op(c->op_memcg[n]);
 		else if (loop == LOOP_CROSS)
 			ok = bench_cross_op(c, run->p.workload == WL_CROSS_BYTES);
-		else if (loop == LOOP_LIMIT)
-			ok = bench_limit_op(c, run->p.workload == WL_LIMIT_NOWAIT ?
-					    GFP_NOWAIT : GFP_KERNEL);
 		else
 			ok = bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL);
 		if (!ok)
@@ -600,7 +640,8 @@ static int bench_client_fn(void *arg)
 	} else if (bench_is_cross(run)) {
 		c->ops = bench_load(c, LOOP_CROSS);
 	} else if (bench_is_limit(run)) {
-		c->ops = bench_load(c, LOOP_LIMIT);
+		c->ops = bench_limit_load(c, run->p.workload == WL_LIMIT_NOWAIT ?
+					  GFP_NOWAIT : GFP_KERNEL);
 		for (; c->live; c->live--)
 			mcs_uncharge_pages(c->op_memcg[0], 1);
 	} else {
@@ -732,6 +773,7 @@ static int bench_client_get(struct bench_run *run, unsigned int i)
 	int ret;
 
 	c->run = run;
+	c->idx = i;
 	c->memcg = run->memcgs + i * m;
 	c->objcg = run->objcgs + i * m;
 	for (n = 0; n < m; n++) {
@@ -915,10 +957,15 @@ static void bench_measure(struct bench_run *run)
 	/* every memcg of the run is below the parent: its usage, live pages included */
 	for (left = run->p.duration_ms; left; left -= step) {
 		run->peak = max(run->peak, mcs_memcg_usage(run->parent));
+		/* the limit workloads end with their last turn */
+		if (bench_is_limit(run) && completion_done(&run->stopped))
+			break;
 		step = min(left, BENCH_SAMPLE_MS);
 		msleep(step);
 	}
 	WRITE_ONCE(run->phase, BENCH_STOP);
+	/* the limit workloads' clients may sleep between their turns */
+	wake_up_all(&run->wq);
 	t1 = ktime_get_ns();
 	/* woken after the backstop: the clients stopped there */
 	if (t1 > run->backstop) {

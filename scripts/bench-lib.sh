@@ -36,7 +36,8 @@ icount_jobs() {
 	# 1..256 memcgs live
 	for m in 1 8 64 256; do emit "clients=1 workload=drain memcgs=$m $d"; done
 	# frees on another CPU than the charge; premature refusals below a
-	# limit, over ten times as long: how the vCPUs interleave decides them
+	# limit (the clients take turns and stop after a fixed number of
+	# steps, the duration only bounds them)
 	if ((n >= 2)); then
 		for wl in cross-pages cross-bytes; do emit "clients=$n workload=$wl $d"; done
 	fi
@@ -51,6 +52,11 @@ icount_jobs() {
 				[[ $c == none || $c == coupled-noirq ]] ||
 					echo "mode=$c clients=1 workload=pages memcgs=$m batch=$b $d"
 			done
+		done
+		# the premature refusals with less charge per stock
+		for c in $modes; do
+			[[ $c == none || $c == coupled-noirq ]] ||
+				echo "mode=$c clients=$n workload=limit-nowait batch=$b duration_ms=$((ims * 10))"
 		done
 	done
 }

@@ -529,6 +529,35 @@ static void test_cross_and_limit(void)
 	ksft_test_result(ok, "cross and limit workloads: exact, frees on the next client, no refusal without another CPU's stock\n");
 }
 
+/*
+ * The limit workloads' clients take turns for LIMIT_STEPS steps each: every
+ * step is taken, and two runs of GFP_NOWAIT charges count the same charges
+ * and refusals, whatever the CPUs' timing.
+ */
+#define LIMIT_STEPS	2048
+
+static void test_limit_turns(void)
+{
+	static const char line[] =
+		"mode=decoupled duration_ms=10000 clients=2 workload=limit-nowait";
+	char res[MCS_RESULTS_SIZE] = "";
+	long long charges = -1, refusals = -1;
+	int ok = 1, run;
+
+	for (run = 0; ok && run < 2; run++) {
+		ok = bench_passes(line) && mcs_read("bench", res, sizeof(res)) > 0 &&
+		     res_ll(res, "ops") == 2 * LIMIT_STEPS && res_ll(res, "charges") > 0;
+		if (ok && run)
+			ok = res_ll(res, "charges") == charges &&
+			     res_ll(res, "refusals") == refusals;
+		charges = res_ll(res, "charges");
+		refusals = res_ll(res, "refusals");
+	}
+	if (!ok)
+		ksft_print_msg("%s: run %d: %s", line, run, res);
+	ksft_test_result(ok, "limit workloads: every turn taken, the same charges and refusals twice\n");
+}
+
 /* A bench with @line; its result in @res.  1 if it ran and passed. */
 static int pmu_bench(const char *line, char *res, size_t size)
 {
@@ -925,6 +954,7 @@ static const struct {
 	{ "new_keys", test_new_keys, 1 },
 	{ "batch_drain", test_batch_and_drain, 1 },
 	{ "cross_limit", test_cross_and_limit, 1 },
+	{ "limit_turns", test_limit_turns, 1 },
 	{ "obj_sizes", test_obj_sizes, 4 },
 	{ "many_clients", test_many_clients, 2 },
 	{ "faults", test_fault_injection, 3 },
