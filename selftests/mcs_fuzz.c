@@ -261,7 +261,7 @@ static void pay_valid_config(void)
 	static const char * const small[] = {
 		"duration_ms=%u", "memcgs=%u", "depth=%u", "threads=%u", "page_pct=%u",
 		"pages_max=%u", "bytes_max=%u", "limit=%u", "softirq=%u", "drain_ms=%u",
-		"churn=%u", "hotplug=%u", "hardirq_us=%u", "ops=%u",
+		"churn=%u", "hotplug=%u", "hardirq_us=%u", "ops=%u", "nmi_us=%u",
 	};
 	unsigned int i, n = 1 + rn(5), used = 0;
 
@@ -311,6 +311,10 @@ static void pay_valid_config(void)
 				break;
 			case 12:
 				v = chance(30) ? 0 : 100 + rn(900);
+				break;
+			case 14:
+				/* down to the densest NMI load the key accepts */
+				v = chance(30) ? 0 : 10 + rn(490);
 				break;
 			default:
 				v = chance(70) ? 0 : 1 + rn(5000);

@@ -7,7 +7,9 @@
 # Lockdep's reports all start with "WARNING:" (or "BUG:"); kmemleak's with
 # "suspected memory leak".  RCU stalls and hung tasks come without a
 # WARNING on some kernels; an NMI that no handler claimed is reported as
-# "NMI received for unknown reason" / "Dazed and confused".
+# "NMI received for unknown reason" / "Dazed and confused".  Debug objects
+# (ODEBUG) report through a WARNING too; a task stack found overwritten
+# (SCHED_STACK_END_CHECK) panics.
 BUG:
 WARNING:
 Oops
@@ -29,3 +31,5 @@ rcu.*kthread starved
 blocked for more than
 NMI received for unknown reason
 Dazed and confused
+ODEBUG:
+corrupted stack end
