@@ -269,6 +269,15 @@ def per_boot(runs, **want):
     return [one(rows, **want) for rows, _ in runs]
 
 
+def per_boot_of(runs, fig, **want):
+    """fig(row) of a row in each boot (nan where it did not run or fig has none)."""
+    out = []
+    for rows, _ in runs:
+        rs = pick(rows, **want)
+        out.append(fig(rs[0]) if rs else float("nan"))
+    return out
+
+
 def drain_cost(runs, mode, memcgs):
     """Per boot: a workload=drain pair less the pages pair of the same job (1 client)."""
     d = per_boot(runs, workload="drain", mode=mode, clients=1, memcgs=memcgs, hardirq=0,
@@ -718,12 +727,12 @@ SIDE = ("decoupled", "decoupled-owner", "coupled", "percpu-counter", "none")
 
 def refusal_rate(runs, mode, workload, batch=64):
     """Per boot: refusals per 1000 charges of a limit workload (nan where it did not run)."""
-    out = []
-    for rows, _ in runs:
-        rs = pick(rows, workload=workload, mode=mode, memcgs=1, hardirq=0, nmi="off", batch=batch)
-        rs = [r for r in rs if "refusals" in r and int(r.get("charges", 0)) > 0]
-        out.append(1000 * int(rs[0]["refusals"]) / int(rs[0]["charges"]) if rs else float("nan"))
-    return out
+    def rate(r):
+        charges = int(r.get("charges", 0))
+        return 1000 * int(r["refusals"]) / charges if charges else float("nan")
+
+    return per_boot_of(runs, rate, workload=workload, mode=mode, memcgs=1, hardirq=0, nmi="off",
+                       batch=batch)
 
 
 def fcount(vals, p=1):
@@ -856,12 +865,9 @@ for k, runs in icount.items():
         ns = int(r["ns"])
         fires, nmi_ops = int(r["irq_fires"]), int(r["nmi_ops"])
         v = per_boot(runs, **{q: r.get(q) for q in KEYS})
-        # where the NMIs land in the pairs differs between boots: every boot's rate
-        miss = []
-        for brows, _ in runs:
-            rs = pick(brows, **{q: r.get(q) for q in KEYS})
-            e = irq_pairs(rs[0]) if rs else 0
-            miss.append(int(rs[0]["irq_misses"]) * 1000 / e if e else float("nan"))
+        # where the interrupts land in the pairs differs between boots: every boot's rate
+        miss = per_boot_of(runs, lambda x: int(x["irq_misses"]) * 1000 / irq_pairs(x)
+                           if irq_pairs(x) else float("nan"), **{q: r.get(q) for q in KEYS})
         emit(f"  {load_:<8} {r['workload']:<6} {label(r['mode'], r['workload']):<15} | "
              f"{fb(v):>14} {fires * 1e9 / ns:>8.0f} "
              f"{fb(miss):>13} {r['irq_trylock_fail']:>13} | "

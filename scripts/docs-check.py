@@ -250,22 +250,24 @@ class BenchBlock:
                 else:
                     self.cells.setdefault((section, hlabel, label, " ".join(hcells[i]) or str(i)), vals)
 
-    def get(self, section, table, row, column, index=0):
-        """The figure at row, column of the first table headed table in the
-        first section whose title contains section."""
+    def cell(self, section, table, row, column):
+        """Every token of the cell at row, column of the first table headed
+        table in the first section whose title contains section."""
         for (sec, hl, rl, col), vals in self.cells.items():
             if section in sec and hl == table and rl == row and col == column:
-                if index >= len(vals):
-                    break
-                return num(vals[index])
+                return vals
         raise Unsupported("no cell %s / %s / %s / %s" % (section, table, row, column))
 
     def token(self, section, table, row, column, index=0):
-        """The raw cell (a/b! where the boots disagree), as get() finds it."""
-        for (sec, hl, rl, col), vals in self.cells.items():
-            if section in sec and hl == table and rl == row and col == column and index < len(vals):
-                return vals[index]
-        raise Unsupported("no cell %s / %s / %s / %s" % (section, table, row, column))
+        """One token of that cell, as printed (a/b! where the boots disagree)."""
+        vals = self.cell(section, table, row, column)
+        if index >= len(vals):
+            raise Unsupported("no cell %s / %s / %s / %s" % (section, table, row, column))
+        return vals[index]
+
+    def get(self, section, table, row, column, index=0):
+        """The figure of that token."""
+        return num(self.token(section, table, row, column, index))
 
     def has(self, section):
         return any(section in sec for sec, _, _, _ in self.cells)
@@ -406,12 +408,8 @@ def claim_footprint(b):
 
 
 def side_cell(b, kernel, design, column):
-    """Every boot's figure of a cell of the designs table (a/b! gives each)."""
-    sec = "Designs side by side, %s (" % kernel
-    for (s, hl, rl, col), vals in b.cells.items():
-        if sec in s and hl == "design" and rl == design and col == column:
-            return vals
-    raise Unsupported("no cell %s / %s / %s" % (kernel, design, column))
+    """The tokens of a cell of the designs table (a/b! gives every boot)."""
+    return b.cell("Designs side by side, %s (" % kernel, "design", design, column)
 
 
 def boots(tok):

@@ -555,7 +555,8 @@ static void test_limit_turns(void)
 	}
 	if (!ok)
 		ksft_print_msg("%s: run %d: %s", line, run, res);
-	ksft_test_result(ok, "limit workloads: every turn taken, the same charges and refusals twice\n");
+	ksft_test_result(ok,
+			 "limit workloads: every turn taken, the same charges and refusals twice\n");
 }
 
 /* A bench with @line; its result in @res.  1 if it ran and passed. */
