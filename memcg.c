@@ -152,6 +152,12 @@ static void memcg_release(struct mcs_memcg *memcg)
 {
 	long usage;
 
+	/*
+	 * call_rcu() is not NMI-safe (it queues on this CPU's callback list,
+	 * which the interrupted code may be changing): an NMI hands the
+	 * release to the deferral (mcs_memcg_put()).
+	 */
+	WARN_ONCE(in_nmi(), "memcg_stock: memcg %u released in NMI context\n", memcg->id);
 	usage = atomic_long_read(&memcg->memory.usage);
 	if (WARN_ONCE(usage, "memcg_stock: memcg %u freed with %ld pages charged\n",
 		      memcg->id, usage))

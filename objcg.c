@@ -65,6 +65,8 @@ static void objcg_release_now(struct mcs_objcg *objcg)
 	unsigned int nr_bytes;
 	unsigned long flags;
 
+	/* NMI hands the release to the deferral (objcg_release()) */
+	WARN_ONCE(in_nmi(), "memcg_stock: objcg released in NMI context\n");
 	/*
 	 * No stock holds it any more, so every leftover byte is here.  The
 	 * objects charged through it were freed, so the leftovers add up to

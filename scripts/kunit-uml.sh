@@ -26,9 +26,11 @@
 #                      check, SMP under KASAN by make soak's UML.
 #   MCS_SELFTEST_TIMEOUT  per selftest binary, seconds (default 300)
 #   MCS_LOAD_FAULTS_STRIDE  selftests/load_faults tries every N-th fault
-#                      point of a load (default 4; 1: every one)
-#   MCS_FUZZ_SECONDS   how long selftests/mcs_fuzz fuzzes (default 30; the
-#                      long runs are make soak's)
+#                      point of a load (default 16, as make vmtest's debug
+#                      guests; 1: every one, as make soak)
+#   MCS_FUZZ_SECONDS   how long selftests/mcs_fuzz fuzzes (default 10: the
+#                      30 s runs are the SMP debug guests', KASAN and RT, the
+#                      long runs make soak's)
 #   MCS_MODULE_SRC     module tree to test instead of this repo (rig self-tests)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,7 +45,7 @@ mem=${MCS_UML_MEM:-512M}
 ncpus=$MCS_UML_NCPUS
 [[ $ncpus =~ ^[1-4]$ ]] || die "MCS_UML_CPUS=$ncpus: 1 to 4 (NR_CPUS of uml.config)"
 st_timeout=${MCS_SELFTEST_TIMEOUT:-300}
-fuzz_s=${MCS_FUZZ_SECONDS:-30}
+fuzz_s=${MCS_FUZZ_SECONDS:-10}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_s is not a number"
 # the fuzzer needs its time plus the verdict phase inside the per-test bound
 ((st_timeout >= fuzz_s + 120)) || st_timeout=$((fuzz_s + 120))
@@ -187,7 +189,7 @@ timeout -s KILL "$timeout_s" "$B/linux" mem="$mem" ncpus="$ncpus" seccomp=on \
 	uml_dir="$U/umldir" rootfstype=hostfs rootflags=/ ro log_buf_len=4M \
 	init="$U/init.sh" MCS_RESULTS="$R" MCS_MODDIR="$M" MCS_PROBE="$U/write-probe" \
 	MCS_SELFTESTS="$U/selftests" MCS_ST_TIMEOUT="$st_timeout" MCS_FUZZ_SECONDS="$fuzz_s" \
-	MCS_LOAD_FAULTS_STRIDE="${MCS_LOAD_FAULTS_STRIDE:-4}" \
+	MCS_LOAD_FAULTS_STRIDE="${MCS_LOAD_FAULTS_STRIDE:-16}" \
 	</dev/null >"$U/console.log" 2>&1 || rc=$?
 boot_s=$((SECONDS - tb))
 log "UML exited ($rc) after ${boot_s}s wall, $(($(mcs_children_cpu) - cpu0))s host CPU; console log $U/console.log"

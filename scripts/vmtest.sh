@@ -59,8 +59,9 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 # the KUnit report is read back from the ring buffer: make room for it
 # (unknown parameters such as MCS_SELFTEST_TIMEOUT=N reach /init's environment)
 # The fuzzer keeps both vCPUs busy: 30 s where the checkers are strongest
-# (VM_FUZZ_FULL, default our lockdep/kmemleak dbg-rt; kunit-uml fuzzes 30 s
-# under KASAN+lockdep), VM_FUZZ_SHORT seconds (5) on the others: 20 s on
+# (VM_FUZZ_FULL, default the SMP debug guests: lockdep and kmemleak on
+# both, KASAN and debug objects on dbg-kasan, PREEMPT_RT on dbg-rt; the
+# one-CPU UML of kunit-uml fuzzes 10 s), VM_FUZZ_SHORT seconds (5) on the others: 20 s on
 # Debian's 6.12 made 27,339 operations, a few hundred on each file and two
 # module reloads every 10 s; the long random runs belong to make soak
 # (SOAK_FUZZ_SECONDS, 60 s on 14 kernels).
