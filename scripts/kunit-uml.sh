@@ -22,8 +22,9 @@
 #                      toggle irqs on every lock and allocation, and the whole
 #                      boot took 1232 s at 2 CPUs (a trivial boot 112 s) against
 #                      about 3 s for a trivial boot of the UP kernel.  SMP with
-#                      lockdep and kmemleak is tested by dbg-rt (qemu) in make
-#                      check, SMP under KASAN by make soak's UML.
+#                      lockdep and kmemleak is tested by dbg-rt and dbg-kasan
+#                      (qemu) in make check, SMP under KASAN by dbg-kasan and
+#                      by make soak's UML.
 #   MCS_SELFTEST_TIMEOUT  per selftest binary, seconds (default 300)
 #   MCS_LOAD_FAULTS_STRIDE  selftests/load_faults tries every N-th fault
 #                      point of a load (default 16, as make vmtest's debug

@@ -61,8 +61,8 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 # The fuzzer keeps both vCPUs busy: 30 s where the checkers are strongest
 # (VM_FUZZ_FULL, default the SMP debug guests: lockdep and kmemleak on
 # both, KASAN and debug objects on dbg-kasan, PREEMPT_RT on dbg-rt; the
-# one-CPU UML of kunit-uml fuzzes 10 s), VM_FUZZ_SHORT seconds (5) on the others: 20 s on
-# Debian's 6.12 made 27,339 operations, a few hundred on each file and two
+# one-CPU UML of kunit-uml fuzzes 10 s), VM_FUZZ_SHORT seconds (5) on the
+# others: 20 s on Debian's 6.12 made 27,339 operations, a few hundred on each file and two
 # module reloads every 10 s; the long random runs belong to make soak
 # (SOAK_FUZZ_SECONDS, 60 s on 14 kernels).
 # MCS_FUZZ_SECONDS, when set, applies to every kernel.
@@ -358,7 +358,7 @@ run_kernel() {
 # fixed wall-clock durations, so overlapping boots cuts wall time although
 # the host has 2 cores; the two debug guests use about 0.6 of a core each
 # over their boot, so a third slot runs Debian's kernels one after the
-# other beside them: make check cached 7:56 with 2 slots, 6:26 with 3).  Every kernel gets a job at once: the jobs prepare
+# other beside them).  Every kernel gets a job at once: the jobs prepare
 # one after the other in the order below (the preparation lock), so the
 # next kernel's module and initramfs are ready when a boot slot frees.
 # Each job logs to $V/<kernel>/vmtest.log; a finished job's log is printed
