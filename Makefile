@@ -17,7 +17,7 @@ MCS_DEVDIR ?= /usr/src/memcg_stock/$(KRELEASE)
 DESTDIR ?=
 DEPMOD ?= depmod
 
-.PHONY: all modules kdir-check help run_tests install uninstall dkms-install dkms-uninstall \
+.PHONY: all emu-check modules kdir-check help run_tests install uninstall dkms-install dkms-uninstall \
 	deps kunit vmtest compile-check compile-6.1 lint dkms-check check bench soak clean bench-running bench-profile
 
 all: modules
@@ -38,6 +38,7 @@ help:
 	@echo '  make vmtest         the suite under qemu (VM_KERNELS, or KERNEL= and KDIR= for your kernel)'
 	@echo '  make kunit          KUnit suites + selftests under a UML debug kernel'
 	@echo '  make soak           long stress runs (SOAK_KERNELS, or KERNEL= and KDIR=)'
+	@echo '  make emu-check      does qemu TCG fault under an NMI load without the module (EMU_SECONDS)'
 	@echo '  make bench          A/B benchmark of the stock modes (BENCH_*_KERNELS, or KERNEL= and KDIR=)'
 	@echo '  make bench-profile  where the instructions of one charge+uncharge pair go (TCG plugin)'
 	@echo '  make bench-running  as root: the benchmark on the running kernel, PMU counters where there are'
@@ -137,6 +138,9 @@ bench-profile: deps
 
 soak: deps
 	scripts/stress-soak.sh
+
+emu-check: deps
+	scripts/emu-check.sh
 
 # everything a build writes: Kbuild's objects in every source directory
 # (examples/ too, built with make -C KDIR M=$PWD/examples) and the rig's .out
