@@ -144,7 +144,7 @@ emu-check: deps
 
 # everything a build writes: Kbuild's objects in every source directory
 # (examples/ too, built with make -C KDIR M=$PWD/examples) and the rig's .out
-CLEAN_DIRS := . harness kunit examples selftests
+CLEAN_DIRS := . harness kunit examples selftests scripts/emu
 CLEAN_FILES := *.o .*.o *.ko *.mod *.mod.c .*.cmd .*.d *.dwo modules.order Module.symvers
 
 clean:
