@@ -257,18 +257,6 @@ def one(rows, **want):
     return insns(rs[0]) if rs else float("nan")
 
 
-def best(runs, **want):
-    """The fewest instructions of a row over the boots (the plot only)."""
-    vals = [one(rows, **want) for rows, _ in runs]
-    vals = [v for v in vals if v == v]
-    return min(vals) if vals else float("nan")
-
-
-def per_boot(runs, **want):
-    """A row's instructions per pair in each boot (nan where it did not run)."""
-    return [one(rows, **want) for rows, _ in runs]
-
-
 def per_boot_of(runs, fig, **want):
     """fig(row) of a row in each boot (nan where it did not run or fig has none)."""
     out = []
@@ -276,6 +264,17 @@ def per_boot_of(runs, fig, **want):
         rs = pick(rows, **want)
         out.append(fig(rs[0]) if rs else float("nan"))
     return out
+
+
+def per_boot(runs, **want):
+    """A row's instructions per pair in each boot (nan where it did not run)."""
+    return per_boot_of(runs, insns, **want)
+
+
+def best(runs, **want):
+    """The fewest instructions of a row over the boots (the plot only)."""
+    vals = [v for v in per_boot(runs, **want) if v == v]
+    return min(vals) if vals else float("nan")
 
 
 def drain_cost(runs, mode, memcgs):
@@ -368,6 +367,12 @@ def page_charges(r):
 def irq_pairs(r):
     """Charge+uncharge pairs run in interrupt context: timer and NMI."""
     return int(r.get("irq_ops", 0)) + int(r.get("nmi_ops", 0))
+
+
+def irq_miss_rate(r):
+    """Misses per 1000 pairs run in interrupt context (nan where none ran)."""
+    pairs = irq_pairs(r)
+    return int(r["irq_misses"]) * 1000 / pairs if pairs else float("nan")
 
 
 PMU_ERRORS = {-2: "no PMU", -95: "a kernel without perf events", -16: "counters busy",
@@ -866,8 +871,7 @@ for k, runs in icount.items():
         fires, nmi_ops = int(r["irq_fires"]), int(r["nmi_ops"])
         v = per_boot(runs, **{q: r.get(q) for q in KEYS})
         # where the interrupts land in the pairs differs between boots: every boot's rate
-        miss = per_boot_of(runs, lambda x: int(x["irq_misses"]) * 1000 / irq_pairs(x)
-                           if irq_pairs(x) else float("nan"), **{q: r.get(q) for q in KEYS})
+        miss = per_boot_of(runs, irq_miss_rate, **{q: r.get(q) for q in KEYS})
         emit(f"  {load_:<8} {r['workload']:<6} {label(r['mode'], r['workload']):<15} | "
              f"{fb(v):>14} {fires * 1e9 / ns:>8.0f} "
              f"{fb(miss):>13} {r['irq_trylock_fail']:>13} | "
@@ -969,7 +973,7 @@ for k in wall:
                 continue
             rate = [(int(r["irq_fires"]) if rest[2] == "1" else int(r["nmi_ops"])) * 1e9 /
                     int(r["ns"]) for r in rs]
-            miss = [int(r["irq_misses"]) * 1000 / irq_pairs(r) for r in rs]
+            miss = [irq_miss_rate(r) for r in rs]
             fails = [int(r["irq_trylock_fail"]) for r in rs]
             irows.append(f"  {k:<10} {ld:<8} {rest[0]:<6} {label(m, rest[0]):<15} | "
                          f"{statistics.median(rate):>8.0f} {statistics.median(miss):>11.1f} "
