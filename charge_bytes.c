@@ -3,14 +3,14 @@
  * The byte entry points: mcs_obj_charge(), mcs_obj_uncharge() and their
  * accounted forms.
  *
- * As the page entry points: the stock mode is read once and handed down to
- * its design (stock_designs.h); a hit of the decoupled obj stock is served
- * inline.  A byte charge that no stock serves takes from the objcg's
- * leftover, else charges whole pages through mcs_charge_pages() (and so
- * through the same design's page stock) and puts the rest of the last
- * page into the design's byte stock.  Pages that a byte put gives back are
- * uncharged after the design's section, through the same design
- * (mcs_objcg_uncharge_pages()).
+ * As the page entry points: each mode has its own entry functions, with
+ * its design's byte hit inline, reached through a static call; the mode
+ * is handed down to its design (stock_designs.h).  A byte charge that no
+ * stock serves takes from the objcg's leftover, else charges whole pages
+ * through mcs_charge_pages() (and so through the same design's page
+ * stock) and puts the rest of the last page into the design's byte
+ * stock.  Pages that a byte put gives back are uncharged after the
+ * design's section, through the same design (mcs_objcg_uncharge_pages()).
  *
  * Context: any, NMI included.  Byte sizes are bounded by MCS_OBJ_SIZE_MAX,
  * so every sum fits an int.
@@ -18,6 +18,7 @@
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/static_call.h>
 
 #include "stock_designs.h"
 #include "trace.h"
@@ -135,60 +136,6 @@ static noinline int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 	return 0;
 }
 
-/* A byte charge in a mode without the decoupled stocks: its stock first. */
-static noinline int obj_charge_other(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
-				     enum mcs_stock_mode mode)
-{
-	if (!objcg->is_root &&
-	    mcs_design_bytes_take(mode, objcg, size, false, NUMA_NO_NODE, 0))
-		return 0;
-	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, MCS_TAKE_MISS, mode);
-}
-
-/*
- * Mode "none" ("objcg-atomic", the benchmark's control): the objcg's
- * leftover first, with no dispatch that the measured designs skip; out of
- * line, reached by a tail jump, so that the other modes' entry point keeps
- * its small frame.  The root objcg is obj_charge()'s.
- */
-static noinline int obj_charge_none(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
-{
-	if (likely(!objcg->is_root) &&
-	    mcs_none_bytes_take(objcg, size, false, NUMA_NO_NODE, 0, MCS_MODE_NONE))
-		return 0;
-	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, MCS_TAKE_MISS,
-			  MCS_MODE_NONE);
-}
-
-/*
- * The rest of the last page charged stays in the stock (or on the objcg's
- * leftover) for the next charge.  A hit of the decoupled stock is served
- * inline, without a frame; mode "none" jumps to its take from the objcg's
- * leftover; everything else goes through obj_charge().
- */
-int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
-{
-	enum mcs_stock_mode mode = mcs_stock_mode_now();
-	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;
-
-	/* the root objcg never has a slot: obj_charge() returns for it */
-	if (likely(objcg && size && size <= MCS_OBJ_SIZE_MAX)) {
-		if (likely(mode == MCS_MODE_DECOUPLED))
-			answer = mcs_decoupled_bytes_take_fast(objcg, size, MCS_MODE_DECOUPLED);
-		else if (mode == MCS_MODE_DECOUPLED_OWNER)
-			answer = mcs_decoupled_bytes_take_fast(objcg, size,
-							       MCS_MODE_DECOUPLED_OWNER);
-		else if (mode == MCS_MODE_NONE)
-			return obj_charge_none(objcg, gfp, size);
-		else
-			return obj_charge_other(objcg, gfp, size, mode);
-		if (likely(answer == MCS_TAKE_HIT))
-			return 0;
-	}
-	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, answer, mode);
-}
-EXPORT_SYMBOL_GPL(mcs_obj_charge);
-
 /* Arguments of a byte uncharge that the inline path takes. */
 static __always_inline bool obj_fast_ok(struct mcs_objcg *objcg, size_t size)
 {
@@ -212,29 +159,79 @@ static __always_inline void obj_uncharge_other(struct mcs_objcg *objcg, unsigned
 	put_bytes(objcg, size, true, false, 0, NUMA_NO_NODE, 0, mode);
 }
 
+/*
+ * The byte entry points of each mode, as the page ones (charge_pages.c):
+ * one copy per mode, the mode a constant, the design's byte take and the
+ * put of a plain uncharge (its *_fast paths) inline, reached from the
+ * exported functions through a static call (notrace, as those).  The rest of the last page
+ * charged stays in the stock (or on the objcg's leftover) for the next
+ * charge; the root objcg never has a slot, and obj_charge() returns for
+ * it.
+ */
+#define MCS_BYTE_ENTRIES(m, t, d)					\
+static notrace int obj_charge_##t(struct mcs_objcg *objcg, gfp_t gfp,	\
+				  size_t size)				\
+{									\
+	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;		\
+									\
+	if (likely(objcg && size && size <= MCS_OBJ_SIZE_MAX)) {	\
+		answer = mcs_##d##_bytes_take_fast(objcg, size, m);	\
+		if (likely(answer == MCS_TAKE_HIT))			\
+			return 0;					\
+	}								\
+	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, answer, m); \
+}									\
+									\
+static notrace int obj_uncharge_##t(struct mcs_objcg *objcg, size_t size) \
+{									\
+	int ret;							\
+									\
+	if (!obj_fast_ok(objcg, size))					\
+		return obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false, m); \
+	ret = mcs_##d##_bytes_put_fast(objcg, size, m);			\
+	if (likely(!ret))						\
+		return 0;						\
+	if (ret > 0)							\
+		obj_uncharge_pages(objcg, ret, m);			\
+	else								\
+		obj_uncharge_other(objcg, size, m);			\
+	return 0;							\
+}
+
+MCS_STOCK_DESIGNS(MCS_BYTE_ENTRIES)
+
+#define MCS_OBJ_CHARGE_OF(m, t, d)	[m] = obj_charge_##t,
+#define MCS_OBJ_UNCHARGE_OF(m, t, d)	[m] = obj_uncharge_##t,
+
+static int (*const obj_charge_of[NR_MCS_MODES])(struct mcs_objcg *, gfp_t, size_t) = {
+	MCS_STOCK_DESIGNS(MCS_OBJ_CHARGE_OF)
+};
+
+static int (*const obj_uncharge_of[NR_MCS_MODES])(struct mcs_objcg *, size_t) = {
+	MCS_STOCK_DESIGNS(MCS_OBJ_UNCHARGE_OF)
+};
+
+/* The current mode's entry points, patched in by mcs_obj_entries_set(). */
+DEFINE_STATIC_CALL(mcs_obj_charge_call, obj_charge_decoupled);
+DEFINE_STATIC_CALL(mcs_obj_uncharge_call, obj_uncharge_decoupled);
+
+/* As mcs_charge_pages_entries_set(), for the byte entry points. */
+void mcs_obj_entries_set(enum mcs_stock_mode mode)
+{
+	static_call_update(mcs_obj_charge_call, obj_charge_of[mode]);
+	static_call_update(mcs_obj_uncharge_call, obj_uncharge_of[mode]);
+}
+
+/* The contract is in memcg_stock.h: the current mode's entry, one jump away. */
+int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
+{
+	return static_call(mcs_obj_charge_call)(objcg, gfp, size);
+}
+EXPORT_SYMBOL_GPL(mcs_obj_charge);
+
 int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 {
-	enum mcs_stock_mode mode = mcs_stock_mode_now();
-	int ret;
-
-	if (!obj_fast_ok(objcg, size))
-		return obj_uncharge(objcg, size, NUMA_NO_NODE, 0, false, mode);
-	if (likely(mode == MCS_MODE_DECOUPLED))
-		ret = mcs_decoupled_bytes_put_fast(objcg, size, MCS_MODE_DECOUPLED);
-	else if (mode == MCS_MODE_DECOUPLED_OWNER)
-		ret = mcs_decoupled_bytes_put_fast(objcg, size, MCS_MODE_DECOUPLED_OWNER);
-	else if (mode == MCS_MODE_NONE)
-		ret = mcs_none_bytes_put(objcg, size, true, false, 0, NUMA_NO_NODE, 0,
-					 MCS_MODE_NONE);
-	else
-		ret = -1;
-	if (likely(!ret))
-		return 0;
-	if (ret > 0)
-		obj_uncharge_pages(objcg, ret, mode);
-	else
-		obj_uncharge_other(objcg, size, mode);
-	return 0;
+	return static_call(mcs_obj_uncharge_call)(objcg, size);
 }
 EXPORT_SYMBOL_GPL(mcs_obj_uncharge);
 

@@ -2,11 +2,13 @@
 /*
  * The page entry points: mcs_charge_pages() and mcs_uncharge_pages().
  *
- * Each reads the stock mode once and hands it down to the design that
- * the binding table (stock_designs.h) gives for it; nothing below reads
- * it again to choose a stock.  A hit of the default design ("decoupled")
- * is served inline, without a frame or a call; every other mode goes
- * through the design's interface.  A charge that misses charges the page
+ * Each mode has its own pair of entry functions (MCS_PAGE_ENTRIES below),
+ * with the mode a constant and its design's hit path inline; the exported
+ * functions jump to the current mode's through a static call, patched at
+ * each mode switch, so that no design gets a path that another lacks.  The
+ * mode is handed down to the design that the binding table
+ * (stock_designs.h) gives for it; nothing below reads it again to choose
+ * a stock.  A charge that misses charges the page
  * counters a whole batch (mcs_charge_batch()) and puts the surplus into
  * the same design's stock; an uncharge puts its pages there.  What a stock
  * refuses (busy, refused by the fence, no room) goes to the counters: no
@@ -18,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/gfp.h>
 #include <linux/rcupdate.h>
+#include <linux/static_call.h>
 
 #include "stock_designs.h"
 #include "trace.h"
@@ -135,72 +138,6 @@ done_restock:
 	return 0;
 }
 
-/* A charge in a mode without the decoupled stocks: its design's stock first. */
-static noinline int charge_pages_other(struct mcs_memcg *memcg, gfp_t gfp,
-				       unsigned int nr_pages, enum mcs_stock_mode mode)
-{
-	enum mcs_stock_answer answer = mcs_design_pages_take(mode, memcg, nr_pages);
-
-	if (answer == MCS_TAKE_HIT)
-		return 0;	/* the stock counted the hit */
-	return charge_pages_slow(memcg, gfp, nr_pages, answer, mode);
-}
-
-/*
- * Mode "none", the benchmark's control: the counters directly, with no
- * dispatch that the measured designs skip.  Out of line, reached by a
- * tail jump: inline, it would cost every other mode's entry point a
- * larger frame.  The root and offline memcgs are charge_pages_slow()'s.
- */
-static noinline int charge_pages_none(struct mcs_memcg *memcg, gfp_t gfp,
-				      unsigned int nr_pages)
-{
-	struct mcs_page_counter *fail;
-
-	if (unlikely(mcs_memcg_is_root(memcg) || !READ_ONCE(memcg->online)))
-		return charge_pages_slow(memcg, gfp, nr_pages, MCS_TAKE_MISS, MCS_MODE_NONE);
-	mcs_memcg_event(memcg, MCS_STOCK_MISS);
-	if (likely(mcs_page_counter_try_charge(&memcg->memory, nr_pages, &fail)))
-		return 0;
-	return charge_pages_refused(memcg, gfp, nr_pages, fail);
-}
-
-/*
- * A hit of the decoupled stocks ("decoupled" and "decoupled-owner") is
- * served inline, without a frame or a call (the stock counts it); mode
- * "none" jumps to its charge of the counters; everything else is
- * charge_pages_slow().
- */
-int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
-{
-	enum mcs_stock_mode mode = mcs_stock_mode_now();
-	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;
-
-	/*
-	 * nr_pages - 1: 0 wraps around, and goes to the slow path's error.
-	 * The root and offline memcgs are the slow path's too, and need no
-	 * test here: the root never has a slot (its uncharges bypass the
-	 * stock), and an offline memcg gets no new slot and has lost its
-	 * old ones to the drain of its offline.  A charge that races with
-	 * that offline may still be served (as if it came a little earlier).
-	 */
-	if (likely(memcg && nr_pages - 1 < MCS_CHARGE_BATCH)) {
-		if (likely(mode == MCS_MODE_DECOUPLED))
-			answer = mcs_decoupled_pages_take(memcg, nr_pages, MCS_MODE_DECOUPLED);
-		else if (mode == MCS_MODE_DECOUPLED_OWNER)
-			answer = mcs_decoupled_pages_take(memcg, nr_pages,
-							  MCS_MODE_DECOUPLED_OWNER);
-		else if (mode == MCS_MODE_NONE)
-			return charge_pages_none(memcg, gfp, nr_pages);
-		else
-			return charge_pages_other(memcg, gfp, nr_pages, mode);
-		if (likely(answer == MCS_TAKE_HIT))
-			return 0;
-	}
-	return charge_pages_slow(memcg, gfp, nr_pages, answer, mode);
-}
-EXPORT_SYMBOL_GPL(mcs_charge_pages);
-
 /*
  * Return @nr_pages of @memcg through the stock of the design of @mode, the
  * mode that the caller's operation read (also the pages that a section of
@@ -220,34 +157,85 @@ noinline void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_p
 		put_pages(memcg, nr_pages, mode);
 }
 
-/* An uncharge of a memcg but the root in a mode without the decoupled stocks. */
-static noinline void uncharge_pages_other(struct mcs_memcg *memcg, unsigned int nr_pages,
-					  enum mcs_stock_mode mode)
-{
-	put_pages(memcg, nr_pages, mode);
+/*
+ * The entry points of each mode: one copy of the same two functions per
+ * mode, with the mode a constant and the design's take and put (its
+ * *_fast paths, stock_designs.h) inline, so that every design's hit is
+ * reached the same way, at the same cost: the exported function's one
+ * patched jump (a static call), the argument checks below, the design's
+ * own section.  Everything but a hit is charge_pages_slow()'s or
+ * mcs_uncharge_pages_mode()'s, out of line.  notrace: ftrace sees the
+ * exported function; a second traced frame would only add its nop.
+ *
+ * nr_pages - 1: 0 wraps around, and goes to the slow path's error.  The
+ * root and offline memcgs are the slow path's too, and need no test here:
+ * the root never has a slot (its uncharges bypass the stock), and an
+ * offline memcg gets no new slot and has lost its old ones to the drain of
+ * its offline.  A charge that races with that offline may still be served
+ * (as if it came a little earlier).
+ */
+#define MCS_PAGE_ENTRIES(m, t, d)					\
+static notrace int charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp, \
+				    unsigned int nr_pages)		\
+{									\
+	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;		\
+									\
+	if (likely(memcg && nr_pages - 1 < MCS_CHARGE_BATCH)) {		\
+		answer = mcs_##d##_pages_take_fast(memcg, nr_pages, m);	\
+		if (likely(answer == MCS_TAKE_HIT))			\
+			return 0;					\
+	}								\
+	return charge_pages_slow(memcg, gfp, nr_pages, answer, m);	\
+}									\
+									\
+static notrace void uncharge_pages_##t(struct mcs_memcg *memcg,	\
+				      unsigned int nr_pages)		\
+{									\
+	if (likely(nr_pages && !mcs_memcg_is_root(memcg)) &&		\
+	    likely(mcs_##d##_pages_put_fast(memcg, nr_pages, m)))	\
+		return;							\
+	mcs_uncharge_pages_mode(memcg, nr_pages, m);			\
 }
 
-/* The put of the decoupled stocks is inline, as their take, and so is "none"'s. */
+MCS_STOCK_DESIGNS(MCS_PAGE_ENTRIES)
+
+#define MCS_CHARGE_PAGES_OF(m, t, d)	[m] = charge_pages_##t,
+#define MCS_UNCHARGE_PAGES_OF(m, t, d)	[m] = uncharge_pages_##t,
+
+static int (*const charge_pages_of[NR_MCS_MODES])(struct mcs_memcg *, gfp_t, unsigned int) = {
+	MCS_STOCK_DESIGNS(MCS_CHARGE_PAGES_OF)
+};
+
+static void (*const uncharge_pages_of[NR_MCS_MODES])(struct mcs_memcg *, unsigned int) = {
+	MCS_STOCK_DESIGNS(MCS_UNCHARGE_PAGES_OF)
+};
+
+/* The current mode's entry points, patched in by mcs_charge_pages_entries_set(). */
+DEFINE_STATIC_CALL(mcs_charge_pages_call, charge_pages_decoupled);
+DEFINE_STATIC_CALL(mcs_uncharge_pages_call, uncharge_pages_decoupled);
+
+/*
+ * Point the page entry points at @mode's.  Only the store of the stock
+ * mode calls it (memcg_stock.c), under the switch's lock, after the store:
+ * an operation that still enters the old mode's entry is refused by that
+ * design's fence, as one that read the old mode was.  Task context;
+ * sleeps (text patching).
+ */
+void mcs_charge_pages_entries_set(enum mcs_stock_mode mode)
+{
+	static_call_update(mcs_charge_pages_call, charge_pages_of[mode]);
+	static_call_update(mcs_uncharge_pages_call, uncharge_pages_of[mode]);
+}
+
+/* The contract is in memcg_stock.h: the current mode's entry, one jump away. */
+int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
+{
+	return static_call(mcs_charge_pages_call)(memcg, gfp, nr_pages);
+}
+EXPORT_SYMBOL_GPL(mcs_charge_pages);
+
 void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
-	enum mcs_stock_mode mode = mcs_stock_mode_now();
-
-	if (likely(nr_pages && !mcs_memcg_is_root(memcg))) {
-		if (likely(mode == MCS_MODE_DECOUPLED)) {
-			if (likely(mcs_decoupled_pages_put_fast(memcg, nr_pages,
-								MCS_MODE_DECOUPLED)))
-				return;
-		} else if (mode == MCS_MODE_DECOUPLED_OWNER) {
-			if (likely(mcs_decoupled_pages_put_fast(memcg, nr_pages,
-								MCS_MODE_DECOUPLED_OWNER)))
-				return;
-		} else if (mode == MCS_MODE_NONE) {
-			mcs_none_pages_put(memcg, nr_pages, MCS_MODE_NONE);
-			return;
-		} else {
-			return uncharge_pages_other(memcg, nr_pages, mode);
-		}
-	}
-	mcs_uncharge_pages_mode(memcg, nr_pages, mode);
+	static_call(mcs_uncharge_pages_call)(memcg, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);

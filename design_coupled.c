@@ -13,7 +13,7 @@
  * same lock, as 6.12 did.
  *
  * Context: the consume and refill functions may be called in any context;
- * NMI always bypasses the stock (see coupled_usable()), and so does hardirq
+ * NMI always bypasses the stock (see mcs_coupled_usable()), and so does hardirq
  * on PREEMPT_RT, where local_lock_irqsave() is a per-CPU sleeping spinlock
  * that does not disable IRQs: a task may then block on it (briefly, behind
  * the holder on its CPU), so on PREEMPT_RT the coupled mode's charge paths
@@ -47,48 +47,6 @@ DEFINE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock) = {
 /* for the KUnit module only */
 MCS_EXPORT_PER_CPU_NS(mcs_coupled_stock);
 
-/*
- * local_lock_irqsave() does not exclude NMIs: an NMI that charged through
- * the coupled stock could find it half updated.  And on PREEMPT_RT a
- * local_lock_t is a sleeping lock that hardirq context cannot take (6.12
- * never charged from hardirq on RT).  Such calls bypass the stock:
- * consume misses, refills go to the counters.
- * In "coupled-noirq" only task context may use it (see above).
- */
-static __always_inline bool coupled_usable(bool noirq)
-{
-	if (in_nmi())
-		return false;
-	if (noirq && !IS_ENABLED(CONFIG_PREEMPT_RT))
-		return in_task();
-	return !IS_ENABLED(CONFIG_PREEMPT_RT) || !in_hardirq();
-}
-
-/*
- * The entry points below call their body with the mode as a constant, one
- * copy per mode of this design, so that the tests of @noirq and the fence's
- * comparison fold at compile time.
- */
-
-/* The critical section: IRQs off, or only preemption in "coupled-noirq". */
-static __always_inline void coupled_lock(bool noirq, unsigned long *flags)
-{
-	if (noirq && !IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		*flags = 0;
-		preempt_disable();
-	} else {
-		local_lock_irqsave(&mcs_coupled_stock.lock, *flags);
-	}
-}
-
-static __always_inline void coupled_unlock(bool noirq, unsigned long flags)
-{
-	if (noirq && !IS_ENABLED(CONFIG_PREEMPT_RT))
-		preempt_enable();
-	else
-		local_unlock_irqrestore(&mcs_coupled_stock.lock, flags);
-}
-
 /* ---- the memcg part --------------------------------------------------- */
 
 static void coupled_drain_memcg(struct mcs_coupled_stock *stock)
@@ -106,46 +64,20 @@ static void coupled_drain_memcg(struct mcs_coupled_stock *stock)
 	mcs_memcg_put(old);
 }
 
-/*
- * Take @nr_pages of @memcg from this CPU's stock in mode @mode (coupled or
- * coupled-noirq), read by the caller outside any section: the fence in the
- * section refuses a stock that the other exclusion may guard by now.
- */
-static __always_inline enum mcs_stock_answer
-coupled_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages, enum mcs_stock_mode mode)
-{
-	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
-	struct mcs_coupled_stock *stock;
-	enum mcs_stock_answer ret = MCS_TAKE_MISS;
-	unsigned long flags;
-
-	/* @nr_pages is 1..MCS_CHARGE_BATCH: the entry points checked */
-	if (!coupled_usable(noirq))
-		return MCS_TAKE_MISS;
-	mcs_test_hook_at(MCS_HOOK_COUPLED_ENTER);
-	coupled_lock(noirq, &flags);
-	stock = this_cpu_ptr(&mcs_coupled_stock);
-	if (mcs_mode_fence_holds(mode) && stock->cached == memcg &&
-	    stock->nr_pages >= nr_pages) {
-		stock->nr_pages -= nr_pages;
-		__mcs_memcg_event(memcg, MCS_STOCK_HIT);
-		ret = MCS_TAKE_HIT;
-	}
-	coupled_unlock(noirq, flags);
-	return ret;
-}
-
 enum mcs_stock_answer mcs_coupled_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages,
 					     enum mcs_stock_mode mode)
 {
 	if (mode == MCS_MODE_COUPLED_NOIRQ)
-		return coupled_pages_take(memcg, nr_pages, MCS_MODE_COUPLED_NOIRQ);
-	return coupled_pages_take(memcg, nr_pages, MCS_MODE_COUPLED);
+		return mcs_coupled_pages_take_fast(memcg, nr_pages, MCS_MODE_COUPLED_NOIRQ);
+	return mcs_coupled_pages_take_fast(memcg, nr_pages, MCS_MODE_COUPLED);
 }
 
-/* Caller holds the lock. */
-static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *memcg,
-			     unsigned int nr_pages)
+/*
+ * Caller holds the lock.  Out of line: the refill that finds another memcg
+ * in the stock, or goes over the batch (the inline put serves the rest).
+ */
+void mcs_coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *memcg,
+			unsigned int nr_pages)
 {
 	if (stock->cached != memcg) {
 		if (!READ_ONCE(memcg->online)) {
@@ -162,40 +94,13 @@ static void __coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *
 		coupled_drain_memcg(stock);
 }
 
-/*
- * The refill of a page uncharge in mode @mode (coupled or coupled-noirq),
- * with the stock's own section as the mode fence: IRQs or preemption off
- * make it an RCU reader on !PREEMPT_RT, and the local lock's spinlock
- * opens an RCU section on PREEMPT_RT.  When the stock cannot be used here
- * or the mode read inside is another, the pages go to the counters.
- */
-static __always_inline void coupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
-					      enum mcs_stock_mode mode)
-{
-	bool noirq = mode == MCS_MODE_COUPLED_NOIRQ;
-	unsigned long flags;
-
-	if (nr_pages > MCS_CHARGE_BATCH || !coupled_usable(noirq))
-		goto uncharge;
-	coupled_lock(noirq, &flags);
-	if (!mcs_mode_fence_holds(mode)) {
-		coupled_unlock(noirq, flags);
-		goto uncharge;
-	}
-	__coupled_refill(this_cpu_ptr(&mcs_coupled_stock), memcg, nr_pages);
-	coupled_unlock(noirq, flags);
-	return;
-uncharge:
-	mcs_page_counter_uncharge(&memcg->memory, nr_pages);
-}
-
 void mcs_coupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 			   enum mcs_stock_mode mode)
 {
 	if (mode == MCS_MODE_COUPLED_NOIRQ)
-		coupled_pages_put(memcg, nr_pages, MCS_MODE_COUPLED_NOIRQ);
+		mcs_coupled_pages_put_fast(memcg, nr_pages, MCS_MODE_COUPLED_NOIRQ);
 	else
-		coupled_pages_put(memcg, nr_pages, MCS_MODE_COUPLED);
+		mcs_coupled_pages_put_fast(memcg, nr_pages, MCS_MODE_COUPLED);
 }
 
 /* ---- the obj part ------------------------------------------------------- */
@@ -236,7 +141,7 @@ static void coupled_drain_obj(struct mcs_coupled_stock *stock, bool local)
 		if (!local || mcs_memcg_is_root(memcg))
 			mcs_page_counter_uncharge(&memcg->memory, nr_pages);
 		else
-			__coupled_refill(stock, memcg, nr_pages);
+			mcs_coupled_refill(stock, memcg, nr_pages);
 		rcu_read_unlock();
 	}
 	mcs_objcg_add_leftover(old, stock->nr_bytes & (PAGE_SIZE - 1));
@@ -278,10 +183,10 @@ static __always_inline bool coupled_bytes_take(struct mcs_objcg *objcg, unsigned
 	unsigned long flags;
 	bool ret = false;
 
-	if (!coupled_usable(noirq))
+	if (!mcs_coupled_usable(noirq))
 		return false;
 	mcs_test_hook_at(MCS_HOOK_COUPLED_ENTER);
-	coupled_lock(noirq, &flags);
+	mcs_coupled_lock(noirq, &flags);
 	stock = this_cpu_ptr(&mcs_coupled_stock);
 	if (mcs_mode_fence_holds(mode) && stock->cached_objcg == objcg &&
 	    stock->nr_bytes >= nr_bytes) {
@@ -290,7 +195,7 @@ static __always_inline bool coupled_bytes_take(struct mcs_objcg *objcg, unsigned
 			coupled_account(stock, objcg, nr_bytes, nid, item);
 		ret = true;
 	}
-	coupled_unlock(noirq, flags);
+	mcs_coupled_unlock(noirq, flags);
 	return ret;
 }
 
@@ -347,16 +252,16 @@ coupled_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes, bool allow_unc
 	unsigned int nr_pages = 0;
 	unsigned long flags;
 
-	if (!coupled_usable(noirq))
+	if (!mcs_coupled_usable(noirq))
 		goto bypass;
-	coupled_lock(noirq, &flags);
+	mcs_coupled_lock(noirq, &flags);
 	if (!mcs_mode_fence_holds(mode)) {
-		coupled_unlock(noirq, flags);
+		mcs_coupled_unlock(noirq, flags);
 		goto bypass;
 	}
 	nr_pages = coupled_obj_add(this_cpu_ptr(&mcs_coupled_stock), objcg, nr_bytes,
 				   allow_uncharge, account, acct, nid, item);
-	coupled_unlock(noirq, flags);
+	mcs_coupled_unlock(noirq, flags);
 	return nr_pages;
 
 bypass:

@@ -94,6 +94,14 @@ miss:
 	return MCS_TAKE_MISS;
 }
 
+/* The page take of the entry points (stock_designs.h): the take itself. */
+static __always_inline enum mcs_stock_answer
+mcs_decoupled_pages_take_fast(struct mcs_memcg *memcg, unsigned int nr_pages,
+			      enum mcs_stock_mode mode)
+{
+	return mcs_decoupled_pages_take(memcg, nr_pages, mode);
+}
+
 /*
  * The refill of every uncharge and of a charge's surplus in mode
  * "decoupled", inline.  The section of the stock's lock is the mode

@@ -29,28 +29,8 @@
 #include "design_percpu_counter.h"
 #include "trace.h"
 
-enum mcs_stock_answer mcs_percpu_counter_pages_take(struct mcs_memcg *memcg,
-						    unsigned int nr_pages,
-						    enum mcs_stock_mode mode)
-{
-	atomic_t *count;
-	int old;
-
-	/* @nr_pages is 1..MCS_CHARGE_BATCH: the entry points checked */
-	if (!memcg->counter_stock)
-		return MCS_TAKE_MISS;
-	count = raw_cpu_ptr(memcg->counter_stock);
-	old = atomic_read(count);
-	do {
-		if (old < (int)nr_pages)
-			return MCS_TAKE_MISS;
-	} while (!atomic_try_cmpxchg(count, &old, old - nr_pages));
-	mcs_memcg_event(memcg, MCS_STOCK_HIT);
-	return MCS_TAKE_HIT;
-}
-
 /* Give a count's pages back to the counter; from any CPU. */
-static void count_drain(struct mcs_memcg *memcg, atomic_t *count)
+void mcs_percpu_counter_count_drain(struct mcs_memcg *memcg, atomic_t *count)
 {
 	int nr_pages = atomic_xchg(count, 0);
 
@@ -60,29 +40,17 @@ static void count_drain(struct mcs_memcg *memcg, atomic_t *count)
 	}
 }
 
+enum mcs_stock_answer mcs_percpu_counter_pages_take(struct mcs_memcg *memcg,
+						    unsigned int nr_pages,
+						    enum mcs_stock_mode mode)
+{
+	return mcs_percpu_counter_pages_take_fast(memcg, nr_pages, mode);
+}
+
 void mcs_percpu_counter_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 				  enum mcs_stock_mode mode)
 {
-	atomic_t *count;
-	int total;
-
-	if (!memcg->counter_stock || nr_pages > MCS_CHARGE_BATCH ||
-	    !READ_ONCE(memcg->online)) {
-		mcs_page_counter_uncharge(&memcg->memory, nr_pages);
-		return;
-	}
-	count = raw_cpu_ptr(memcg->counter_stock);
-	/* fully ordered: the checks below come after the add */
-	total = atomic_add_return(nr_pages, count);
-	if (unlikely(!mcs_mode_fence_holds(mode) || !READ_ONCE(memcg->online))) {
-		count_drain(memcg, count);
-		return;
-	}
-	mcs_memcg_event(memcg, MCS_REFILL);
-	if (total > (int)mcs_batch_now()) {
-		count_drain(memcg, count);
-		mcs_memcg_event(memcg, MCS_DRAIN);
-	}
+	mcs_percpu_counter_pages_put_fast(memcg, nr_pages, mode);
 }
 
 bool mcs_percpu_counter_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account,
@@ -105,11 +73,11 @@ static void percpu_counter_drain_memcg(struct mcs_memcg *memcg, int cpu)
 	if (!memcg->counter_stock)
 		return;
 	if (cpu >= 0) {
-		count_drain(memcg, per_cpu_ptr(memcg->counter_stock, cpu));
+		mcs_percpu_counter_count_drain(memcg, per_cpu_ptr(memcg->counter_stock, cpu));
 		return;
 	}
 	for_each_possible_cpu(cpu)
-		count_drain(memcg, per_cpu_ptr(memcg->counter_stock, cpu));
+		mcs_percpu_counter_count_drain(memcg, per_cpu_ptr(memcg->counter_stock, cpu));
 }
 
 static const struct mcs_stock_kind *const percpu_counter_kinds[] = {

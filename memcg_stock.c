@@ -87,6 +87,19 @@ static void stocks_settle(void)
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 }
 
+/*
+ * Store the mode the fences read, then point the entry points at the
+ * mode's (text patching, which syncs every CPU): an operation that still
+ * enters the old mode's entry finds the new mode in its design's section
+ * and is refused there, as one that read the old mode.  Under mode_mutex.
+ */
+static void stock_mode_store(enum mcs_stock_mode mode)
+{
+	WRITE_ONCE(mcs_stock_mode_cur, mode);
+	mcs_charge_pages_entries_set(mode);
+	mcs_obj_entries_set(mode);
+}
+
 /**
  * mcs_stock_set_bench_mode() - switch to any stock mode, coupled-noirq too
  * @mode: the mode
@@ -115,10 +128,10 @@ int mcs_stock_set_bench_mode(enum mcs_stock_mode mode)
 	 * a spinlock section on PREEMPT_RT.)
 	 */
 	if (mcs_stock_design[old] == mcs_stock_design[mode] && old != mode) {
-		WRITE_ONCE(mcs_stock_mode_cur, MCS_MODE_NONE);
+		stock_mode_store(MCS_MODE_NONE);
 		stocks_settle();
 	}
-	WRITE_ONCE(mcs_stock_mode_cur, mode);
+	stock_mode_store(mode);
 	stocks_settle();
 	mutex_unlock(&mode_mutex);
 	return 0;

@@ -26,14 +26,30 @@
  *	the drains walk: the local drain, the remote check, the dead-CPU
  *	drain of each
  *
+ * and, in its header, static __always_inline, the paths that every mode's
+ * own entry functions inline (charge_pages.c, charge_bytes.c), so that
+ * each design's hit is reached the same way as every other's:
+ *
+ *   mcs_<name>_pages_take_fast(memcg, nr_pages, mode)
+ *	as pages_take; MCS_TAKE_HIT means served (a design without a stock
+ *	may serve from the counters)
+ *   mcs_<name>_pages_put_fast(memcg, nr_pages, mode)
+ *	as pages_put, or false with nothing done (then pages_put runs)
+ *   mcs_<name>_bytes_take_fast(objcg, size, mode)
+ *	the take of a plain byte charge (no slab accounting): an answer
+ *   mcs_<name>_bytes_put_fast(objcg, nr_bytes, mode)
+ *	the put of a plain byte uncharge: the whole pages to give back
+ *	(0: done), or -1 with nothing done (then bytes_put runs)
+ *
  * @mode is the mode the public entry point read, once per operation; it
  * is passed down as a constant through the switch below, and nothing
  * inside a design reads the mode to choose a stock or enters another
  * design.  Puts run inside the mode fence (the RCU section of the read,
  * or the design's own section, see mcs_mode_fence_holds()).
  *
- * Adding a design: its own files, one line below, its mode in enum
- * mcs_stock_mode (memcg_stock.h) and its name in stock_fence.c.
+ * Adding a design: its own files, one line below (mode, the name of the
+ * mode's entry functions, design), its mode in enum mcs_stock_mode
+ * (memcg_stock.h) and its name in stock_fence.c.
  */
 #ifndef MEMCG_STOCK_DESIGNS_H
 #define MEMCG_STOCK_DESIGNS_H
@@ -44,19 +60,20 @@
 #include "design_percpu_counter.h"
 
 /*
- * The binding table: mode, design.  Two modes of one design share its
- * stocks under two exclusions (see the switch rules below).
+ * The binding table: mode, the name of the mode's entry points (see
+ * below), design.  Two modes of one design share its stocks under two
+ * exclusions (see the switch rules below).
  */
 #define MCS_STOCK_DESIGNS(BIND)						\
-	BIND(MCS_MODE_DECOUPLED, decoupled)				\
-	BIND(MCS_MODE_COUPLED, coupled)					\
-	BIND(MCS_MODE_NONE, none)					\
-	BIND(MCS_MODE_COUPLED_NOIRQ, coupled)				\
-	BIND(MCS_MODE_DECOUPLED_OWNER, decoupled)			\
-	BIND(MCS_MODE_PERCPU_COUNTER, percpu_counter)
+	BIND(MCS_MODE_DECOUPLED, decoupled, decoupled)			\
+	BIND(MCS_MODE_COUPLED, coupled, coupled)			\
+	BIND(MCS_MODE_NONE, none, none)					\
+	BIND(MCS_MODE_COUPLED_NOIRQ, coupled_noirq, coupled)		\
+	BIND(MCS_MODE_DECOUPLED_OWNER, decoupled_owner, decoupled)	\
+	BIND(MCS_MODE_PERCPU_COUNTER, percpu_counter, percpu_counter)
 
 /* mcs_stock_design[mode]: the design of each mode, as data (stock_drain.c) */
-#define MCS_DESIGN_BIND(m, d)	[m] = &mcs_design_##d,
+#define MCS_DESIGN_BIND(m, t, d)	[m] = &mcs_design_##d,
 extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
 
 /*
@@ -84,13 +101,13 @@ extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
  */
 
 /* The dispatch: one switch per operation, each case a constant mode. */
-#define MCS_DESIGN_CASE_PAGES_TAKE(m, d)				\
+#define MCS_DESIGN_CASE_PAGES_TAKE(m, t, d)				\
 	case m: return mcs_##d##_pages_take(memcg, nr_pages, m);
-#define MCS_DESIGN_CASE_PAGES_PUT(m, d)					\
+#define MCS_DESIGN_CASE_PAGES_PUT(m, t, d)					\
 	case m: return mcs_##d##_pages_put(memcg, nr_pages, m);
-#define MCS_DESIGN_CASE_BYTES_TAKE(m, d)				\
+#define MCS_DESIGN_CASE_BYTES_TAKE(m, t, d)				\
 	case m: return mcs_##d##_bytes_take(objcg, size, account, nid, item, m);
-#define MCS_DESIGN_CASE_BYTES_PUT(m, d)					\
+#define MCS_DESIGN_CASE_BYTES_PUT(m, t, d)					\
 	case m: return mcs_##d##_bytes_put(objcg, nr_bytes, allow_uncharge,	\
 					   account, acct, nid, item, m);
 

@@ -12,11 +12,16 @@
 #   compat.h CONSTANT_COMPARISON  idem (LINUX_VERSION_CODE >= KERNEL_VERSION())
 #   trace.h PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE  the TRACE_EVENT() layout of
 #                                 include/trace/events/*.h
-#   stock_designs.h COMPLEX_MACRO,MACRO_ARG_REUSE,TRAILING_SEMICOLON,BRACKET_SPACE  the
-#                                 binding table is an X-macro list: each
+#   stock_designs.h COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON,BRACKET_SPACE
+#                                 the binding table is an X-macro list: each
 #                                 case macro expands to a whole "case m:
 #                                 return ...;" (m is a constant twice), the
-#                                 table's initializer a "[m] = ..." line
+#                                 table's initializer a "[m] = ..." line, and
+#                                 each user takes the columns it needs
+#   charge_pages.c, charge_bytes.c MACRO_ARG_REUSE,MACRO_ARG_UNUSED,BRACKET_SPACE
+#                                 the same X-macro list instantiates each
+#                                 mode's entry functions (m, a constant, in
+#                                 both) and their "[m] = ..." tables
 #   selftests/* PREFER_KERNEL_TYPES,VOLATILE,LONG_LINE_STRING  user-space
 #                                 programs (kselftest style): C types such as
 #                                 uint64_t, volatile sig_atomic_t flags for
@@ -29,7 +34,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 declare -A ignore=(
 	[compat.h]=NEW_TYPEDEFS,LINUX_VERSION_CODE,CONSTANT_COMPARISON
 	[trace.h]=PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE
-	[stock_designs.h]=COMPLEX_MACRO,MACRO_ARG_REUSE,TRAILING_SEMICOLON,BRACKET_SPACE
+	[stock_designs.h]=COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON,BRACKET_SPACE
+	[charge_pages.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,BRACKET_SPACE
+	[charge_bytes.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,BRACKET_SPACE
 )
 
 # the docs first: no kernel tree needed
