@@ -19,6 +19,7 @@
 #   EMU_SECONDS  guest time under load (default 3600)
 #   EMU_NMI_US   NMI period per vCPU, 10 to 1000000 (default 50)
 #   EMU_SMP      vCPUs (default 8: single-threaded TCG above the host's cores)
+#   MCS_QEMU     the emulator (lib.sh mcs_qemu_cmd; system: Debian 12's 7.2)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -48,6 +49,7 @@ MCS_ACCEL=tcg QEMU_TIMEOUT=$((secs + 600)) \
 	QEMU_APPEND="EMU_SECONDS=$secs EMU_NMI_US=$nmi_us" \
 	"$here/qemu-run.sh" "$d/vmlinuz" "$E/initramfs.cpio.gz" "$E/console.log" "$smp" || rc=$?
 c=$E/console.log
+q="qemu $(sed -n '1s/.* qemu=//p' "$c")"
 if grep -aqE 'EMU-FAIL' "$c"; then
 	grep -aE 'EMU-FAIL' "$c" >&2
 	die "emu-check could not set up the guest (log $c)"
@@ -56,11 +58,11 @@ fi
 if (mcs_check_console "$c") 2>"$E/splats.txt"; then
 	grep -aq '^EMU-DONE' "$c" ||
 		die "emu-check: the guest ended without EMU-DONE and without a report (qemu exit $rc; log $c)"
-	log "emu-check: no fault in $secs s ($(grep -a '^EMU-MINUTE' "$c" | tail -1)); log $c"
+	log "emu-check: $q: no fault in $secs s ($(grep -a '^EMU-MINUTE' "$c" | tail -1)); log $c"
 	exit 0
 fi
 grep -aE -m1 -A40 "$MCS_SPLAT_RE" "$c" >&2
 why="a crash"
 mcs_impossible_cpu_state "$c" && why="a crash with an EFLAGS no CPU can hold (an emulator fault)"
-log "emu-check: $why after $(grep -ac '^EMU-MINUTE' "$c") min under load, memcg_stock not loaded; log $c"
+log "emu-check: $q: $why after $(grep -ac '^EMU-MINUTE' "$c") min under load, memcg_stock not loaded; log $c"
 exit 1
