@@ -328,7 +328,9 @@ run_kernel() {
 		# boot, 41 s into dbg-rt, beside a concurrent make bench).  A crash,
 		# whatever code it is in, a stall once the module is in, or any
 		# other failure is never retried.  The first log is kept.
-		((attempt == 1 && ${#why[@]})) && mcs_stall_before_module "$d/console.log" || break
+		if ((attempt > 1 || ${#why[@]} == 0)) || ! mcs_stall_before_module "$d/console.log"; then
+			break
+		fi
 		mv "$d/console.log" "$d/console.boot1.log"
 		log "$k: RETRY: RCU stall before memcg_stock was loaded: the host starved the guest; first log kept in $d/console.boot1.log"
 	done
