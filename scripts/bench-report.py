@@ -239,7 +239,9 @@ def guest_line(meta):
     def ld(v):
         return " ".join(v.split(" ")[0:3])
     return (f"  guest: {meta.get('kernel', '?')} ({meta.get('uname', '?')}), "
-            f"{meta.get('accel', '?')}, icount {meta.get('icount', 'off')}, "
+            f"{meta.get('accel', '?')}"
+            + (f" (qemu {meta['qemu']})" if meta.get("qemu") else "")
+            + f", icount {meta.get('icount', 'off')}, "
             f"{meta.get('smp', '?')} vCPUs; load {ld(meta.get('load_before', '?'))} "
             f"-> {ld(meta.get('load_after', '?'))}")
 

@@ -243,6 +243,7 @@ run_qemu() {
 	done
 	meta "$V" "load_after=$(cat /proc/loadavg)" "seconds=$((SECONDS - t0))" \
 		"accel=$(sed -n '1s/.*accel=\([a-z]*\).*/\1/p' "$V/console.log")" \
+		"qemu=$(sed -n '1s/.* qemu=//p' "$V/console.log")" \
 		"uname=$(sed -n 's/^MCS-BENCH-UNAME //p' "$V/console.log" | head -1)" \
 		"cpu_model=$(sed -n 's/^MCS-BENCH-CPU //p' "$V/console.log" | head -1)"
 	grep -q '^MCS-VERDICT: PASS' "$V/console.log" ||
