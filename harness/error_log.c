@@ -7,7 +7,7 @@
  * can flood the console.
  *
  * An entry: the time, the file written, a message from a fixed table
- * (mcs_error_messages[]), the byte offset of the error in the write, the
+ * (error_messages[]), the byte offset of the error in the write, the
  * errno, and up to MCS_ERROR_EXCERPT bytes of the line that holds the
  * error, kept raw and escaped when read.  Reading the file prints one line
  * per entry, oldest first; writing anything to it empties the ring.
@@ -26,7 +26,7 @@
 
 #include "harness.h"
 
-const char * const mcs_error_messages[NR_MCS_ERRORS] = {
+static const char * const error_messages[NR_MCS_ERRORS] = {
 	[MCS_ERR_SIZE] = "write empty or too long",
 	[MCS_ERR_COPY] = "cannot copy the write from user memory",
 	[MCS_ERR_BYTE] = "byte not printable ASCII",
@@ -55,12 +55,24 @@ const char * const mcs_error_messages[NR_MCS_ERRORS] = {
 	[MCS_ERR_NEEDS_NMI] = "case needs NMI context, but nmi_us=0",
 	[MCS_ERR_NO_NMI] = "case needs NMI context, but the kernel has no NMI source",
 	[MCS_ERR_DRAIN_LOAD] = "workload=drain takes no hardirq or nmi load",
-	[MCS_ERR_ALONE] = "workload takes memcgs=1 and no hardirq, nmi or shared (cross: 2 clients or more)",
+	[MCS_ERR_ALONE] =
+		"workload takes memcgs=1 and no hardirq, nmi or shared (cross: 2 clients or more)",
 	[MCS_ERR_TOO_MANY] = "clients x memcgs too many",
 	[MCS_ERR_UNLOADING] = "module unloading",
 	[MCS_ERR_FAILED] = "accepted, but failed: see the errno",
 };
-EXPORT_SYMBOL_NS_GPL(mcs_error_messages, MCS_NS);
+
+/**
+ * mcs_error_message() - the message of an error kind
+ * @kind: the kind
+ *
+ * Return: its text in the fixed table, or "?" for no kind of the table.
+ */
+const char *mcs_error_message(enum mcs_error_kind kind)
+{
+	return (unsigned int)kind < NR_MCS_ERRORS ? error_messages[kind] : "?";
+}
+EXPORT_SYMBOL_NS_GPL(mcs_error_message, MCS_NS);
 
 static struct mcs_error_ring error_log = {
 	.lock = __SPIN_LOCK_UNLOCKED(error_log.lock),
@@ -199,12 +211,11 @@ EXPORT_SYMBOL_NS_GPL(mcs_error_excerpt, MCS_NS);
 int mcs_error_entry_format(const struct mcs_error_entry *e, char *buf, size_t size)
 {
 	char excerpt[MCS_ERROR_EXCERPT_ESC];
-	const char *msg = e->kind < NR_MCS_ERRORS ? mcs_error_messages[e->kind] : "?";
 
 	mcs_error_excerpt(excerpt, sizeof(excerpt), e->excerpt, e->len, e->cut);
 	return scnprintf(buf, size, "[%5llu.%06llu] %s: %s (%d) at byte %u: %s\n",
 			 e->ns / NSEC_PER_SEC, (e->ns % NSEC_PER_SEC) / NSEC_PER_USEC,
-			 e->file, msg, e->err, e->pos, excerpt);
+			 e->file, mcs_error_message(e->kind), e->err, e->pos, excerpt);
 }
 EXPORT_SYMBOL_NS_GPL(mcs_error_entry_format, MCS_NS);
 

@@ -44,7 +44,7 @@ void mcs_harness_release(enum mcs_harness_user user);
 /*
  * error_log.c: why the last debugfs writes were refused.  Every refused
  * write records one entry: its kind says what was wrong, from this fixed
- * list (mcs_error_messages[] has the text of each; docs/debugfs.md the
+ * list (mcs_error_message() gives the text of each; docs/debugfs.md the
  * table).
  */
 enum mcs_error_kind {
@@ -101,12 +101,12 @@ struct mcs_error_entry {
 };
 
 struct mcs_error_ring {
-	spinlock_t lock;
+	spinlock_t lock;		/* guards the rest; writers in task context */
 	unsigned int added;		/* entries added since the last clear */
 	struct mcs_error_entry entry[MCS_ERROR_LOG_LEN];
 };
 
-extern const char * const mcs_error_messages[NR_MCS_ERRORS];
+const char *mcs_error_message(enum mcs_error_kind kind);
 void mcs_error_ring_init(struct mcs_error_ring *ring);
 void mcs_error_ring_add(struct mcs_error_ring *ring, const char *file,
 			enum mcs_error_kind kind, int err, size_t pos,

@@ -16,6 +16,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/ktime.h>
 #include <linux/seq_buf.h>
 #include <linux/workqueue.h>
 
@@ -65,7 +66,7 @@ static enum nmi_fate nmi_here(void)
 	if (!mcs_nmi_raise(cpu))
 		return NMI_NOT_SENT;
 	for (i = 0; i < NMI_HELD_WAIT_US / 10 && mcs_nmi_pending(cpu); i++)
-		udelay(10);
+		ndelay(10000);
 	return mcs_nmi_pending(cpu) ? NMI_NEVER : NMI_ON_TIME;
 }
 
@@ -75,11 +76,11 @@ static enum nmi_fate nmi_here(void)
  */
 static enum nmi_fate nmi_late(int cpu, unsigned int *late_ms)
 {
-	unsigned int ms;
+	ktime_t start = ktime_get();
 
-	for (ms = 0; ms < NMI_LATE_WAIT_MS && mcs_nmi_pending(cpu); ms++)
-		msleep(1);
-	*late_ms = ms;
+	while (mcs_nmi_pending(cpu) && ktime_ms_delta(ktime_get(), start) < NMI_LATE_WAIT_MS)
+		usleep_range(500, 1000);
+	*late_ms = ktime_ms_delta(ktime_get(), start);
 	if (!mcs_nmi_pending(cpu))
 		return NMI_LATE;
 	mcs_nmi_forget(cpu);

@@ -299,7 +299,8 @@ static void stress_report(struct stress_result *res)
 	period = irqs ? div64_u64(res->elapsed_us * max(res->cpus, 1U), irqs) : 0;
 	mops = div64_u64(ops * 1000, max_t(u64, res->elapsed_us, 1));
 	hit = lookups ? div64_u64((u64)hits * 10000, lookups) : 0;
-	scnprintf(line, sizeof(line), "stress: %s %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu nmi %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu hardirq_period_us=%llu nmi=%s\n",
+	scnprintf(line, sizeof(line),
+		  "stress: %s %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu nmi %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu hardirq_period_us=%llu nmi=%s\n",
 		  res->name, res->nr_violations ? "FAIL" : "PASS", stress_status_names[res->status],
 		  ops, t[CTX_TASK].ops,
 		  t[CTX_SOFTIRQ].ops, t[CTX_HARDIRQ].ops, t[CTX_CHURN].ops, t[CTX_NMI].ops,

@@ -82,7 +82,8 @@ static const struct bad_write flood[] = {
 	{ "bench", "nmi=1=1", 0, "expected key=value", 5 },
 	{ "bench", "pmu=cycles", 0, "unknown value", 4 },
 	{ "bench", "duration_ms=5 duration_ms=5", 0, "key given twice", 14 },
-	{ "bench", "workload=drain hardirq=1", 0, "workload=drain takes no hardirq or nmi load", 0 },
+	{ "bench", "workload=drain hardirq=1", 0,
+	  "workload=drain takes no hardirq or nmi load", 0 },
 	{ "bench", "workload=cross-pages memcgs=2 clients=2", 0,
 	  "workload takes memcgs=1 and no hardirq, nmi or shared (cross: 2 clients or more)", 0 },
 	{ "bench", "clients=256 memcgs=5", 0, "clients x memcgs too many", 0 },
@@ -336,7 +337,7 @@ static void test_sequence(void)
 		    strcmp(rest, seq[first + n].want)) {
 			ksft_print_msg("error_log line %d: '%s'\n", n, line);
 			if (n < ERROR_LOG_LEN)
-				ksft_print_msg("              want: '[...%s'\n", seq[first + n].want);
+				ksft_print_msg("     want: '[...%s'\n", seq[first + n].want);
 			ok = 0;
 		}
 		n++;
