@@ -111,10 +111,14 @@ static size_t bad_len(const struct bad_write *b)
 	return b->len ? b->len : strlen(b->data);
 }
 
-/* The module was unloaded: its file is gone, or going. */
+/*
+ * The module was unloaded: its file is gone (ENOENT), the module going
+ * (ENXIO: debugfs cannot take a reference to it), or the file being
+ * removed under an open or a write (EIO, from debugfs).
+ */
 static int module_absent(int ret)
 {
-	return ret == -ENOENT || ret == -ENXIO || ret == -ENODEV;
+	return ret == -ENOENT || ret == -ENXIO || ret == -EIO;
 }
 
 /* Writer @w: FLOOD_WRITES refusals from the module, or the time bound. */
