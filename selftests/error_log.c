@@ -297,7 +297,9 @@ static int seq_write(const struct bad_write *b, int err)
 
 /*
  * The known sequence: every flood write once more, then the refusals that
- * depend on state.  error_log must hold the last ERROR_LOG_LEN of them.
+ * depend on state, then flood writes of each file whose excerpts are
+ * escaped, cut, or taken from the second line of a write.  error_log must
+ * hold the last ERROR_LOG_LEN of them.
  */
 static void test_sequence(void)
 {
@@ -310,6 +312,8 @@ static void test_sequence(void)
 		{ "selftest", "stock", 0, "busy: a stress run is in progress", 0 },
 		{ "run", "task", 0, "busy: a stress run is in progress", 0 },
 	};
+	/* indices in flood[] */
+	static const int last[] = { 7, 8, 24, 3, 21, 23, 28, 34, 0 };
 	char buf[16384], *line, *save = NULL;
 	int ok = 1, i, n = 0, first;
 
@@ -329,6 +333,8 @@ static void test_sequence(void)
 	mcs_puts("run", "stop");
 	ok &= !mcs_wait_idle(MCS_RUN_TIMEOUT_S);
 	ok &= !mcs_config(NULL);
+	for (i = 0; i < (int)ARRAY_SIZE(last); i++)
+		ok &= seq_write(&flood[last[i]], -EINVAL);
 	ksft_test_result(ok, "%d bad writes refused with the right errno\n", nr_seq);
 
 	/* exactly the last ERROR_LOG_LEN, oldest first */
