@@ -380,6 +380,36 @@ static inline int mcs_kmsg_clean(int fd)
 	return !mcs_kmsg_scan(fd, NULL, NULL);
 }
 
+/*
+ * The last entry of error_log, from its time on: "] file: message (errno)
+ * at byte N: excerpt" without the newline; "" when the log is empty.
+ */
+static inline const char *mcs_error_log_last(char *buf, size_t size)
+{
+	char *end, *line;
+
+	if (mcs_read("error_log", buf, size) <= 0)
+		return "";
+	end = buf + strlen(buf);
+	if (end > buf && end[-1] == '\n')
+		*--end = '\0';
+	line = strrchr(buf, '\n');
+	line = line ? line + 1 : buf;
+	return strchr(line, ']') ?: "";
+}
+
+/* Is the last entry of error_log @want (see mcs_error_log_last())?  Print it if not. */
+static inline int mcs_error_log_last_is(const char *want)
+{
+	char buf[8192];
+	const char *last = mcs_error_log_last(buf, sizeof(buf));
+
+	if (!strcmp(last, want))
+		return 1;
+	ksft_print_msg("error_log ends with '%s', want '%s'\n", last, want);
+	return 0;
+}
+
 /* A finished case: status and verdict as wanted; print why not. */
 static inline int mcs_block_ok(const char *block, const char *status)
 {
