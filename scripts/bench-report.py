@@ -1089,9 +1089,11 @@ def kernel_pair(kc, key):
         return float(kc[f"{key}_net_ns"])
     if kc.get(key) == "unsupported":
         return "unavailable: " + kc.get(f"{key}_reason", "no reason given")
-    return "unavailable: " + ("no kernel_cost line" if not kc else
-                              kc.get("reason", "this module predates the key")
-                              if kc.get("verdict") != "PASS" else "this module predates the key")
+    if not kc:
+        return "unavailable: no kernel_cost line"
+    if kc.get("verdict") != "PASS":
+        return "unavailable: " + kc.get("reason", "kernel_cost failed")
+    return "unavailable: not in the kernel_cost line"
 
 
 def ours_less_floor(boots, mode, wl):
