@@ -1041,7 +1041,11 @@ if kcost:
                                      ("page", kc["page_account_ns"], kc["page_plain_ns"],
                                       kc["page_accounting_ns"]),
                                      ("page_counter", kc.get("pc_pair_ns"),
-                                      kc.get("pc_call_ns"), kc.get("pc_net_ns"))):
+                                      kc.get("pc_call_ns"), kc.get("pc_net_ns")),
+                                     ("obj_stock64", kc.get("obj_pair_ns"),
+                                      kc.get("obj_call_ns"), kc.get("obj_net_ns")),
+                                     ("page_stock", kc.get("skmem_pair_ns"),
+                                      kc.get("skmem_call_ns"), kc.get("skmem_net_ns"))):
             if diff is None:
                 continue
             kcost_csv.append(dict(part="kernel-accounting", kernel=k, accel=meta.get("accel", ""),
@@ -1057,6 +1061,118 @@ if kcost:
          "a whole accounting (slab hooks, objcg lookup, its stock, vmstat and, for pages, "
          "the page's memcg_data), ours is the stock's charge+uncharge alone, called directly; "
          "6.12's stock is coupled (IRQs off), 7.x's is decoupled (local_trylock).")
+
+
+# 3b. calibration: each design against the kernel stock it models.  Upstream
+# split the memcg and objcg stocks and moved them to local_trylock_t in
+# 6.16: before, the stock is "coupled", from then on "decoupled".
+CAL_GAP = 0.15  # a ratio further than this from 1 is flagged
+CAL_PAIRS = (("obj", "obj", "bytes", "obj_cgroup_charge(64 B) + obj_cgroup_uncharge"),
+             ("page", "skmem", "pages", "socket memory charge + uncharge of 1 page"))
+
+
+def kernel_series(k, meta):
+    """(major, minor) of a guest's kernel: its uname, else its name (deb-7.x-...)."""
+    for v in (meta.get("uname", ""), k.replace("deb-", "").replace("x", "0")):
+        parts = v.split(".")
+        if len(parts) > 1 and parts[0].isdigit() and parts[1][:2].rstrip("-+").isdigit():
+            return int(parts[0]), int(parts[1][:2].rstrip("-+"))
+    return None
+
+
+def models(series):
+    """The design shaped like the stock of a kernel of @series."""
+    return "decoupled" if series >= (6, 16) else "coupled"
+
+
+def kernel_pair(kc, key):
+    """The kernel's net pair (a float), or why there is none (a string)."""
+    if f"{key}_net_ns" in kc:
+        return float(kc[f"{key}_net_ns"])
+    if kc.get(key) == "unsupported":
+        return "unavailable: " + kc.get(f"{key}_reason", "no reason given")
+    if not kc:
+        return "unavailable: no kernel_cost line"
+    if kc.get("verdict") != "PASS":
+        return "unavailable: " + kc.get("reason", "kernel_cost failed")
+    return "unavailable: not in the kernel_cost line"
+
+
+def ours_less_floor(boots, mode, wl):
+    """A design's 1-client, 1-memcg pair less the floor, per boot."""
+    return [one(rows, workload=wl, mode=mode, clients=1, memcgs=1, hardirq=0, nmi="off") -
+            one(rows, workload="floor", mode="decoupled") for rows in boots]
+
+
+def gap(vals, to=1.0):
+    """'*' where any boot's figure is further than CAL_GAP from @to."""
+    return "*" if any(v == v and abs(v / to - 1) > CAL_GAP for v in vals) else " "
+
+
+cal = []    # (kernel, flavour, series, kernel_cost line, [rows per boot], meta)
+for k, (kc, boots, meta) in kcost.items():
+    ser = kernel_series(k, meta)
+    if ser:
+        cal.append((k, "rt" if "rt-" in k else "generic", ser, kc, boots, meta))
+if cal:
+    emit()
+    emit("== Calibration: each design against the kernel stock it models (qemu -icount shift=0, "
+         "instructions per pair) ==")
+    emit("  docs/benchmark.md, \"Calibration\"")
+    emit("  kernel: the kernel's own pair (debugfs kernel_cost), stock warm, from a task in a "
+         "non-root memcg, less the same loop calling two empty functions of the same types "
+         "(the loop and the calls): obj = " + CAL_PAIRS[0][3] + ", page = the " +
+         CAL_PAIRS[1][3] + " (mem_cgroup_charge_skmem(), on 7.x mem_cgroup_sk_charge()). "
+         "model: the design shaped like that kernel's stock (coupled before 6.16, decoupled "
+         "from 6.16), its bytes pair (64 B) and pages pair (1 page), 1 client, 1 memcg, less the "
+         "floor (the bench loop, a preempt pair and a per-CPU add/sub: the model keeps its two "
+         "direct calls and loses a preempt pair), measured in the same guest as the kernel's "
+         "pair: on 6.12 the icount guests (every boot), on 7.x the kernel-accounting guests, "
+         "which run our 1-memcg rows too. ratio: model / kernel; "
+         f"*: more than {CAL_GAP * 100:.0f} % from 1.")
+    emit(f"  {LEGEND_BOOTS}")
+    emit(f"  {'kernel':<17} {'release':<8} {'model':<9} |" +
+         "|".join(f" {n + ' kernel':>11} {'model':>9} {'ratio':>10}  " for n, *_ in CAL_PAIRS))
+    for k, fl, ser, kc, boots, meta in cal:
+        m = models(ser)
+        cells = []
+        for _, key, wl, _ in CAL_PAIRS:
+            kp = kernel_pair(kc, key)
+            ours = ours_less_floor(boots, m, wl)
+            if isinstance(kp, str):
+                cells.append(f" {kp[:33]:>33} ")
+                continue
+            r = [x / kp if kp else float("nan") for x in ours]
+            cells.append(f" {kp:>11.1f} {fb(ours):>9} {fb(r, 2):>10}{gap(r)} ")
+        emit(f"  {k:<17} {meta.get('uname', '?').split('+')[0][:8]:<8} {m:<9} |" + "|".join(cells))
+    # the A/B: ours, decoupled over coupled, beside the kernel's newer over its older stock
+    pairs = []
+    for fl in ("generic", "rt"):
+        old = [c for c in cal if c[1] == fl and models(c[2]) == "coupled"]
+        new = [c for c in cal if c[1] == fl and models(c[2]) == "decoupled"]
+        if old and new:
+            pairs.append((fl, old[0], new[0]))
+    if pairs:
+        so = ".".join(map(str, pairs[0][1][2]))
+        sn = ".".join(map(str, pairs[0][2][2]))
+        emit(f"  A/B: the kernel's {sn} pair over its {so} pair (decoupled over coupled stock), "
+             f"beside ours, decoupled over coupled (each less the floor), in the {so} guest (the "
+             f"A/B table's figures) and in the {sn} guest; *: ours more than "
+             f"{CAL_GAP * 100:.0f} % from the kernel's ratio")
+        emit(f"  {'flavour':<8} {'pair':<5} | {'kernel ' + sn + '/' + so:>16} | "
+             f"{'ours, ' + so + ' guest':>18} | {'ours, ' + sn + ' guest':>18} | kernels")
+    for fl, (ko, _, _, kco, bo, _), (kn, _, _, kcn, bn, _) in pairs:
+        for name, key, wl, _ in CAL_PAIRS:
+            a, b = kernel_pair(kcn, key), kernel_pair(kco, key)
+            kr = a / b if not isinstance(a, str) and not isinstance(b, str) and b else None
+            cells = []
+            for boots in (bo, bn):
+                v = [x / y if y == y and y else float("nan") for x, y in
+                     zip(ours_less_floor(boots, "decoupled", wl),
+                         ours_less_floor(boots, "coupled", wl))]
+                cells.append(f"{fb(v, 2):>17}{gap(v, kr) if kr else ' '}")
+            emit(f"  {fl:<8} {name:<5} | {f'{kr:.2f}' if kr else '-':>16} | " +
+                 " | ".join(cells) + f" | {kn} / {ko}")
 
 # the memory footprint (debugfs slab): printed once, from the first guest
 # that read it; the other guests' readings by the lines that differ
