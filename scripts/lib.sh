@@ -219,6 +219,8 @@ mcs_check_console() {
 #   dbg-generic, dbg-rt our 6.12 debug kernels (scripts/build-debug-kernel.sh);
 #   dbg-numa            the same as dbg-generic with NUMA (soak, +numaN)
 #   dbg-kasan           the same as dbg-generic with KASAN (SMP, slab checks)
+#   dbg-kcsan           dbg-generic with KCSAN, without lockdep and kmemleak
+#                       (soak, +smp4: data races)
 #   path                any kernel by path: KERNEL= its bzImage or vmlinuz,
 #                       KDIR= its module build tree (mcs_path_kernel)
 # A spec may add guest options: NAME[+smpN][+numaN] (N vCPUs, N NUMA nodes),
@@ -238,7 +240,7 @@ MCS_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # deb-amd64 last, as lint builds its module at the start of make check
 MCS_VM_KERNELS_DEFAULT='deb-rt-amd64 path deb-amd64 dbg-rt dbg-kasan'
 MCS_PATH_DEFAULT=6.1-amd64
-MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa, dbg-kasan, path (KERNEL= and KDIR=)'
+MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa, dbg-kasan, dbg-kcsan, path (KERNEL= and KDIR=)'
 
 # The UML guest's CPUs (kunit-uml.sh) and the build flavour (build-uml.sh)
 # that boots them: one CPU is the UP debug kernel, more the SMP one.
@@ -251,7 +253,7 @@ mcs_uml_flavour() {
 mcs_kernel_spec() {
 	local spec=$1 name smp=0 numa=0 opt
 	name=${spec%%+*}
-	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa || $name == dbg-kasan || $name == path ]] ||
+	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa || $name == dbg-kasan || $name == dbg-kcsan || $name == path ]] ||
 		die "unknown kernel '$name' in '$spec': expected $MCS_KERNEL_NAMES"
 	[[ $spec == *+* ]] && for opt in $(tr '+' ' ' <<<"${spec#*+}"); do
 		case $opt in
@@ -270,7 +272,7 @@ mcs_kernel_spec() {
 mcs_qemu_kernel() {
 	local d k
 	case $1 in
-	dbg-generic | dbg-rt | dbg-numa | dbg-kasan)
+	dbg-generic | dbg-rt | dbg-numa | dbg-kasan | dbg-kcsan)
 		d=$("$MCS_RIG/build-debug-kernel.sh" "${1#dbg-}") || return 1
 		echo "$d/vmlinuz $d/build 1"
 		;;
