@@ -198,15 +198,33 @@ mcs_warn_explained() {
 
 # mcs_check_console LOG: fail on any kernel splat in a console log (line
 # numbers count the lines left once the kernel's own reports and leaks of
-# injected allocation failures are dropped: splat-alloc.awk,
-# kmemleak-known.awk).
+# injected allocation failures are dropped and its KCSAN reports without a
+# memcg_stock frame shrunk to a line: splat-alloc.awk, kmemleak-known.awk,
+# splat-kcsan.awk).
 mcs_check_console() {
 	local f=$1
 	if awk -f "$MCS_SRC/selftests/splat-alloc.awk" "$f" |
-		awk -f "$MCS_SRC/selftests/kmemleak-known.awk" | grep -a -E -n "$MCS_SPLAT_RE" |
+		awk -f "$MCS_SRC/selftests/kmemleak-known.awk" |
+		awk -f "$MCS_SRC/selftests/splat-kcsan.awk" | grep -a -E -n "$MCS_SPLAT_RE" |
 		grep -a -v -E "$MCS_SPLAT_OK|$MCS_SPLAT_BENIGN" >&2; then
 		die "kernel splat in $f (lines above)"
 	fi
+}
+
+# mcs_kcsan_summary LOG OUT: one line, "MCS-SOAK kcsan: N report(s), M
+# with a memcg_stock frame", for the KCSAN reports in a console log; OUT
+# gets the function pairs with their counts, ours (printed whole by
+# splat-kcsan.awk) apart from the kernel's own (its MCS-KCSAN-FOREIGN lines).
+# Fails when one is ours.
+mcs_kcsan_summary() {
+	local all ours
+	all=$(grep -ac 'BUG: KCSAN:' "$1" || true)
+	awk -f "$MCS_SRC/selftests/splat-kcsan.awk" "$1" |
+		sed -n -E -e 's/^(\[ *[0-9.]+\] )?BUG: KCSAN: /ours: /p' \
+			-e 's/^MCS-KCSAN-FOREIGN: /not ours: /p' | sort | uniq -c | sort -rn > "$2"
+	ours=$(awk '$2 == "ours:" { n += $1 } END { print n + 0 }' "$2")
+	echo "MCS-SOAK kcsan: $all report(s), $ours with a memcg_stock frame (pairs: $2)"
+	((ours == 0))
 }
 
 # The qemu test kernels, by name (VM_KERNELS, SOAK_KERNELS, BENCH_KERNELS):

@@ -14,10 +14,13 @@
 #                 default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
 #                 deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8
 #                 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4
-#                 deb-7.x-amd64 deb-7.x-rt-amd64 (Debian's newest 7.x)
+#                 dbg-kcsan+smp4 deb-7.x-amd64 deb-7.x-rt-amd64 (Debian's
+#                 newest 7.x)
 #                 (8 vCPUs on a 2-core host: qemu-run.sh uses thread=single;
 #                 NUMA: 2 and 4 nodes, 1 GiB split evenly; dbg-numa runs the
-#                 KUnit node-locality case on 4 real nodes); with KERNEL=
+#                 KUnit node-locality case on 4 real nodes; dbg-kcsan's
+#                 KCSAN reports are counted, MCS-SOAK kcsan, and fail the
+#                 kernel when one has a memcg_stock frame); with KERNEL=
 #                 and KDIR= set, "path" (that kernel, lib.sh) alone
 #   SOAK_FUZZ_SECONDS  fuzzing per kernel (default 60; 0: no fuzzing)
 set -euo pipefail
@@ -31,7 +34,7 @@ runs=${SOAK_RUNS:-3}
 fuzz_s=${SOAK_FUZZ_SECONDS:-60}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "SOAK_FUZZ_SECONDS=$fuzz_s is not a number"
 S=$MCS_OUT/soak
-soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4 deb-7.x-amd64 deb-7.x-rt-amd64'
+soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4 dbg-kcsan+smp4 deb-7.x-amd64 deb-7.x-rt-amd64'
 # make soak KERNEL=... KDIR=...: that kernel alone ("path", lib.sh)
 [[ -n ${KERNEL:-} ]] && soak_default=path
 kernels=(${SOAK_KERNELS:-$soak_default})
@@ -164,6 +167,12 @@ INIT
 			grep -E '^[[:space:]]*(not ok |ok .*# SKIP)' "$d/ktap.txt" | sed "s/^ */$k: kunit: /" >&2 || true
 			((kt_ok > 0 && kt_bad == 0)) || ok=0
 		fi
+	fi
+	# the guest's verdict already fails on a KCSAN report of ours; this
+	# counts them all, and fails on ours also if the guest missed one
+	if grep -aq 'BUG: KCSAN:' "$d/console.log"; then
+		kc=$(mcs_kcsan_summary "$d/console.log" "$d/kcsan.txt") || ok=0
+		echo "$kc" >> "$d/console.log"
 	fi
 	grep -a '^MCS-SOAK' "$d/console.log" | sed "s/^/$k: /" >&2 || true
 	if ((ok)); then
