@@ -137,11 +137,16 @@ INIT
 		# a crash with no memcg_stock frame or an impossible CPU state (a
 		# TCG fault, seen once on deb-amd64+smp8), or a stall before the
 		# module was loaded.  The first log is kept.
+		# slow guests get three times the time: single-threaded TCG, and
+		# KCSAN's instrumented accesses and watchpoint delays
+		slow=1
+		[[ $kname == dbg-kcsan ]] && slow=3
+		((ksmp > 4)) && slow=3
 		# the log of a long fuzz (about 7 MB in 900 s) must not wrap before
 		# run_tests.sh reads it: a WARN it can no longer see is a taint it
 		# cannot explain
 		for attempt in 1 2; do
-			QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * (ksmp > 4 ? 3 : 1))) QEMU_NUMA=$knuma \
+			QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * slow)) QEMU_NUMA=$knuma \
 				QEMU_APPEND="log_buf_len=32M MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
 				"$here/qemu-run.sh" "$vmlinuz" \
 				"$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" || true
