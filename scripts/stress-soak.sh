@@ -132,16 +132,16 @@ INIT
 		# our debug kernels: the KUnit suites too, at this vCPU and node count
 		[[ -f $M/memcg_stock_test.ko ]] && cp "$M/memcg_stock_test.ko" "$d/mod/"
 		"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$F" "$S/soak.sh"
-		# more vCPUs than host cores: single-threaded TCG, every run slower.
+		# three times the time for the slow guests: more vCPUs than host
+		# cores (single-threaded TCG, every run slower), and KCSAN (every
+		# access instrumented, watchpoints that wait)
+		slow=1
+		[[ $kname == dbg-kcsan ]] && slow=3
+		((ksmp > 4)) && slow=3
 		# One retry, as in vmtest.sh, only for a failure that is not ours:
 		# a crash with no memcg_stock frame or an impossible CPU state (a
 		# TCG fault, seen once on deb-amd64+smp8), or a stall before the
 		# module was loaded.  The first log is kept.
-		# slow guests get three times the time: single-threaded TCG, and
-		# KCSAN's instrumented accesses and watchpoint delays
-		slow=1
-		[[ $kname == dbg-kcsan ]] && slow=3
-		((ksmp > 4)) && slow=3
 		# the log of a long fuzz (about 7 MB in 900 s) must not wrap before
 		# run_tests.sh reads it: a WARN it can no longer see is a taint it
 		# cannot explain
