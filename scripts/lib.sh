@@ -285,6 +285,17 @@ mcs_kernel_spec() {
 	echo "$name $smp $numa"
 }
 
+# mcs_kernel_append NAME: the boot options a test kernel needs beyond
+# qemu-run.sh's.  dbg-kcsan: KCSAN ends every report in
+# check_panic_on_warn(), so under qemu-run.sh's panic_on_warn=1 the first
+# race of the kernel's own would end the guest; the log scan still fails
+# a WARN, and a KCSAN report with a memcg_stock frame.
+mcs_kernel_append() {
+	case $1 in
+	dbg-kcsan) echo panic_on_warn=0 ;;
+	esac
+}
+
 # mcs_qemu_kernel NAME: fetch or build a qemu test kernel and print
 # "VMLINUZ KDIR DEBUG" (DEBUG 1: our debug kernels, with KUnit and lockdep)
 mcs_qemu_kernel() {

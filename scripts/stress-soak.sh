@@ -147,7 +147,7 @@ INIT
 		# cannot explain
 		for attempt in 1 2; do
 			QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * slow)) QEMU_NUMA=$knuma \
-				QEMU_APPEND="log_buf_len=32M MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
+				QEMU_APPEND="log_buf_len=32M MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz $(mcs_kernel_append "$kname")" \
 				"$here/qemu-run.sh" "$vmlinuz" \
 				"$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" || true
 			ok=0

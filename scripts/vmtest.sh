@@ -285,7 +285,7 @@ run_kernel() {
 	# is the rig's own Debian 6.1, as in make check) boot with their last
 	# CPU isolated, so that selftest "isolation" runs somewhere; a kernel
 	# the user gave by KERNEL= boots with no option the user did not ask for
-	kappend=$append
+	kappend="$append $(mcs_kernel_append "${k%%+*}")"
 	iso_default=deb-6.1-amd64
 	[[ ${MCS_PATH_IS_RIGS:-} == 1 ]] && iso_default+=" path"
 	[[ " ${VM_ISOLATED-$iso_default} " == *" ${k%%+*} "* ]] &&
