@@ -213,9 +213,9 @@ mcs_check_console() {
 
 # mcs_kcsan_summary LOG OUT: one line, "MCS-SOAK kcsan: N report(s), M
 # with a memcg_stock frame", for the KCSAN reports in a console log; OUT
-# gets the function pairs with their counts, ours (printed whole by
-# splat-kcsan.awk) apart from the kernel's own (its MCS-KCSAN-FOREIGN lines).
-# Fails when one is ours.
+# gets the function pairs with their counts, ours (a title naming the
+# module: splat-kcsan.awk prints the report whole) apart from the kernel's
+# own (its MCS-KCSAN-FOREIGN lines).  Fails when one is ours.
 mcs_kcsan_summary() {
 	local all ours
 	all=$(grep -ac 'BUG: KCSAN:' "$1" || true)

@@ -4,17 +4,19 @@
 # (scripts/lib.sh) scan what is left with splat.re.
 #
 # A report runs from its "BUG: KCSAN: ..." title to the line of "=" that
-# closes it (the line of "=" before the title goes with it). It is
-# memcg_stock's when a line of it names a function of the module or of its
-# KUnit module, "[memcg_stock]" or "[memcg_stock_test]": in the title or in
-# either access's stack. Such a report is printed whole and fails the run:
-# a race that our code takes part in, whichever side the other access is
-# on, is fixed or, when intended, marked (data_race(), READ_ONCE(),
-# WRITE_ONCE()) where it happens.
+# closes it (the line of "=" before the title goes with it). KCSAN titles a
+# report with the functions that made the two racing accesses ("data-race
+# in A / B"), a module's with its name ("mcs_foo [memcg_stock]"). The
+# report is memcg_stock's when its title names a function of the module or
+# of its KUnit module: one of the two accesses is ours. It is printed whole
+# and fails the run: the race is fixed or, when intended, marked
+# (data_race(), READ_ONCE(), WRITE_ONCE()) where it happens.
 #
-# A report without such a line is a race between two places of the kernel
-# itself, seen because the kernel runs with KCSAN while the tests load it:
-# not a failure of ours. It becomes the line
+# A report whose title names two functions of the kernel is a race inside
+# the kernel itself, seen because the kernel runs with KCSAN while the
+# tests load it, even where our code is further down a stack (a timer of
+# ours calling ktime_get() while the tick updates the clock): not a
+# failure of ours. It becomes the line
 #     MCS-KCSAN-FOREIGN: data-race in A / B
 # which no pattern of splat.re matches, so that the scanned log still
 # shows it and the soak can count it. Lines of other CPUs' messages that
@@ -33,9 +35,7 @@ function flush_held() {
 inrep {
 	block = block "\n" $0
 	nl++
-	if (line ~ /\[memcg_stock(_test)?\]/)
-		ours = 1
-	else if (line ~ /BUG:|WARNING:|Oops|Call Trace|panic/)
+	if (line ~ /BUG:|WARNING:|Oops|Call Trace|panic/)
 		keep = keep "\n" $0
 	if (line ~ /^==========+$/) {
 		if (ours) {
