@@ -218,10 +218,10 @@ mcs_check_console() {
 # own (its MCS-KCSAN-FOREIGN lines).  Fails when one is ours.
 mcs_kcsan_summary() {
 	local all ours
-	all=$(grep -ac 'BUG: KCSAN:' "$1" || true)
 	awk -f "$MCS_SRC/selftests/splat-kcsan.awk" "$1" |
 		sed -n -E -e 's/^(\[ *[0-9.]+\] )?BUG: KCSAN: /ours: /p' \
 			-e 's/^MCS-KCSAN-FOREIGN: /not ours: /p' | sort | uniq -c | sort -rn > "$2"
+	all=$(awk '{ n += $1 } END { print n + 0 }' "$2")
 	ours=$(awk '$2 == "ours:" { n += $1 } END { print n + 0 }' "$2")
 	echo "MCS-SOAK kcsan: $all report(s), $ours with a memcg_stock frame (pairs: $2)"
 	((ours == 0))
