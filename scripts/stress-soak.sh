@@ -6,7 +6,7 @@
 # `make check`.  On our debug kernels the KUnit suites run first (at the
 # guest's vCPU and node count).  Fails unless every run says verdict=PASS,
 # the fuzzer passes, every KUnit case passes and the console stays clean.
-#   SOAK_RUNS     runs per kernel (default 3: 14 kernels x 3 runs is over
+#   SOAK_RUNS     runs per kernel (default 3: 15 kernels x 3 runs is over
 #                 an hour on 2 cores; more runs for a longer soak)
 #   SOAK_KERNELS  uml (the SMP debug UML kernel, 2 CPUs: make check boots
 #                 the UP one) and qemu kernels by name (lib.sh, mcs_qemu_kernel),

@@ -64,7 +64,7 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 # one-CPU UML of kunit-uml fuzzes 10 s), VM_FUZZ_SHORT seconds (5) on the
 # others: 20 s on Debian's 6.12 made 27,339 operations, a few hundred on each file and two
 # module reloads every 10 s; the long random runs belong to make soak
-# (SOAK_FUZZ_SECONDS, 60 s on 14 kernels).
+# (SOAK_FUZZ_SECONDS, 60 s on 15 kernels).
 # MCS_FUZZ_SECONDS, when set, applies to every kernel.
 fuzz_full=${MCS_FUZZ_SECONDS:-30}
 fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-5}}
