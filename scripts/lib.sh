@@ -205,15 +205,33 @@ mcs_warn_explained() {
 
 # mcs_check_console LOG: fail on any kernel splat in a console log (line
 # numbers count the lines left once the kernel's own reports and leaks of
-# injected allocation failures are dropped: splat-alloc.awk,
-# kmemleak-known.awk).
+# injected allocation failures are dropped and its KCSAN reports without a
+# memcg_stock frame shrunk to a line: splat-alloc.awk, kmemleak-known.awk,
+# splat-kcsan.awk).
 mcs_check_console() {
 	local f=$1
 	if awk -f "$MCS_SRC/selftests/splat-alloc.awk" "$f" |
-		awk -f "$MCS_SRC/selftests/kmemleak-known.awk" | grep -a -E -n "$MCS_SPLAT_RE" |
+		awk -f "$MCS_SRC/selftests/kmemleak-known.awk" |
+		awk -f "$MCS_SRC/selftests/splat-kcsan.awk" | grep -a -E -n "$MCS_SPLAT_RE" |
 		grep -a -v -E "$MCS_SPLAT_OK|$MCS_SPLAT_BENIGN" >&2; then
 		die "kernel splat in $f (lines above)"
 	fi
+}
+
+# mcs_kcsan_summary LOG OUT: one line, "MCS-SOAK kcsan: N report(s), M
+# with a memcg_stock frame", for the KCSAN reports in a console log; OUT
+# gets the function pairs with their counts, ours (a title naming the
+# module: splat-kcsan.awk prints the report whole) apart from the kernel's
+# own (its MCS-KCSAN-FOREIGN lines).  Fails when one is ours.
+mcs_kcsan_summary() {
+	local all ours
+	awk -f "$MCS_SRC/selftests/splat-kcsan.awk" "$1" |
+		sed -n -E -e 's/^(\[ *[0-9.]+\] )?BUG: KCSAN: /ours: /p' \
+			-e 's/^MCS-KCSAN-FOREIGN: /not ours: /p' | sort | uniq -c | sort -rn > "$2"
+	all=$(awk '{ n += $1 } END { print n + 0 }' "$2")
+	ours=$(awk '$2 == "ours:" { n += $1 } END { print n + 0 }' "$2")
+	echo "MCS-SOAK kcsan: $all report(s), $ours with a memcg_stock frame (pairs: $2)"
+	((ours == 0))
 }
 
 # The qemu test kernels, by name (VM_KERNELS, SOAK_KERNELS, BENCH_KERNELS):
@@ -226,6 +244,8 @@ mcs_check_console() {
 #   dbg-generic, dbg-rt our 6.12 debug kernels (scripts/build-debug-kernel.sh);
 #   dbg-numa            the same as dbg-generic with NUMA (soak, +numaN)
 #   dbg-kasan           the same as dbg-generic with KASAN (SMP, slab checks)
+#   dbg-kcsan           dbg-generic with KCSAN, without lockdep and kmemleak
+#                       (soak, +smp4: data races)
 #   path                any kernel by path: KERNEL= its bzImage or vmlinuz,
 #                       KDIR= its module build tree (mcs_path_kernel)
 # A spec may add guest options: NAME[+smpN][+numaN] (N vCPUs, N NUMA nodes),
@@ -245,7 +265,7 @@ MCS_RIG=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # deb-amd64 last, as lint builds its module at the start of make check
 MCS_VM_KERNELS_DEFAULT='deb-rt-amd64 path deb-amd64 dbg-rt dbg-kasan'
 MCS_PATH_DEFAULT=6.1-amd64
-MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa, dbg-kasan, path (KERNEL= and KDIR=)'
+MCS_KERNEL_NAMES='deb-FLAVOUR, deb-SERIES-FLAVOUR (scripts/fetch-debian-kernel.sh --list), dbg-generic, dbg-rt, dbg-numa, dbg-kasan, dbg-kcsan, path (KERNEL= and KDIR=)'
 
 # The emulator of every qemu guest (MCS_QEMU):
 #   backports  bookworm-backports' qemu (10.0), unpacked into the cache by
@@ -287,7 +307,7 @@ mcs_uml_flavour() {
 mcs_kernel_spec() {
 	local spec=$1 name smp=0 numa=0 opt
 	name=${spec%%+*}
-	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa || $name == dbg-kasan || $name == path ]] ||
+	[[ $name == deb-?* || $name == dbg-generic || $name == dbg-rt || $name == dbg-numa || $name == dbg-kasan || $name == dbg-kcsan || $name == path ]] ||
 		die "unknown kernel '$name' in '$spec': expected $MCS_KERNEL_NAMES"
 	[[ $spec == *+* ]] && for opt in $(tr '+' ' ' <<<"${spec#*+}"); do
 		case $opt in
@@ -301,12 +321,23 @@ mcs_kernel_spec() {
 	echo "$name $smp $numa"
 }
 
+# mcs_kernel_append NAME: the boot options a test kernel needs beyond
+# qemu-run.sh's.  dbg-kcsan: KCSAN ends every report in
+# check_panic_on_warn(), so under qemu-run.sh's panic_on_warn=1 the first
+# race of the kernel's own would end the guest; the log scan still fails
+# a WARN, and a KCSAN report with a memcg_stock frame.
+mcs_kernel_append() {
+	case $1 in
+	dbg-kcsan) echo panic_on_warn=0 ;;
+	esac
+}
+
 # mcs_qemu_kernel NAME: fetch or build a qemu test kernel and print
 # "VMLINUZ KDIR DEBUG" (DEBUG 1: our debug kernels, with KUnit and lockdep)
 mcs_qemu_kernel() {
 	local d k
 	case $1 in
-	dbg-generic | dbg-rt | dbg-numa | dbg-kasan)
+	dbg-generic | dbg-rt | dbg-numa | dbg-kasan | dbg-kcsan)
 		d=$("$MCS_RIG/build-debug-kernel.sh" "${1#dbg-}") || return 1
 		echo "$d/vmlinuz $d/build 1"
 		;;

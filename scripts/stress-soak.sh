@@ -6,7 +6,7 @@
 # `make check`.  On our debug kernels the KUnit suites run first (at the
 # guest's vCPU and node count).  Fails unless every run says verdict=PASS,
 # the fuzzer passes, every KUnit case passes and the console stays clean.
-#   SOAK_RUNS     runs per kernel (default 3: 14 kernels x 3 runs is over
+#   SOAK_RUNS     runs per kernel (default 3: 15 kernels x 3 runs is over
 #                 an hour on 2 cores; more runs for a longer soak)
 #   SOAK_KERNELS  uml (the SMP debug UML kernel, 2 CPUs: make check boots
 #                 the UP one) and qemu kernels by name (lib.sh, mcs_qemu_kernel),
@@ -14,10 +14,13 @@
 #                 default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
 #                 deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8
 #                 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4
-#                 deb-7.x-amd64 deb-7.x-rt-amd64 (Debian's newest 7.x)
+#                 dbg-kcsan+smp4 deb-7.x-amd64 deb-7.x-rt-amd64 (Debian's
+#                 newest 7.x)
 #                 (8 vCPUs on a 2-core host: qemu-run.sh uses thread=single;
 #                 NUMA: 2 and 4 nodes, 1 GiB split evenly; dbg-numa runs the
-#                 KUnit node-locality case on 4 real nodes); with KERNEL=
+#                 KUnit node-locality case on 4 real nodes; dbg-kcsan's
+#                 KCSAN reports are counted, MCS-SOAK kcsan, and fail the
+#                 kernel when one has a memcg_stock frame); with KERNEL=
 #                 and KDIR= set, "path" (that kernel, lib.sh) alone
 #   SOAK_FUZZ_SECONDS  fuzzing per kernel (default 60; 0: no fuzzing)
 set -euo pipefail
@@ -31,7 +34,7 @@ runs=${SOAK_RUNS:-3}
 fuzz_s=${SOAK_FUZZ_SECONDS:-60}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "SOAK_FUZZ_SECONDS=$fuzz_s is not a number"
 S=$MCS_OUT/soak
-soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4 deb-7.x-amd64 deb-7.x-rt-amd64'
+soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4 dbg-kcsan+smp4 deb-7.x-amd64 deb-7.x-rt-amd64'
 # make soak KERNEL=... KDIR=...: that kernel alone ("path", lib.sh)
 [[ -n ${KERNEL:-} ]] && soak_default=path
 kernels=(${SOAK_KERNELS:-$soak_default})
@@ -129,7 +132,12 @@ INIT
 		# our debug kernels: the KUnit suites too, at this vCPU and node count
 		[[ -f $M/memcg_stock_test.ko ]] && cp "$M/memcg_stock_test.ko" "$d/mod/"
 		"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$F" "$S/soak.sh"
-		# more vCPUs than host cores: single-threaded TCG, every run slower.
+		# three times the time for the slow guests: more vCPUs than host
+		# cores (single-threaded TCG, every run slower), and KCSAN (every
+		# access instrumented, watchpoints that wait)
+		slow=1
+		[[ $kname == dbg-kcsan ]] && slow=3
+		((ksmp > 4)) && slow=3
 		# One retry, as in vmtest.sh, only for a stall before the module
 		# was loaded (a host too loaded to run the guest's timers); a
 		# crash is never retried.  The first log is kept.
@@ -137,8 +145,8 @@ INIT
 		# run_tests.sh reads it: a WARN it can no longer see is a taint it
 		# cannot explain
 		for boot in 1 2; do
-			QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * (ksmp > 4 ? 3 : 1))) QEMU_NUMA=$knuma \
-				QEMU_APPEND="log_buf_len=32M MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
+			QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * slow)) QEMU_NUMA=$knuma \
+				QEMU_APPEND="log_buf_len=32M MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz $(mcs_kernel_append "$kname")" \
 				"$here/qemu-run.sh" "$vmlinuz" \
 				"$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" || true
 			ok=0
@@ -160,6 +168,12 @@ INIT
 			grep -E '^[[:space:]]*(not ok |ok .*# SKIP)' "$d/ktap.txt" | sed "s/^ */$k: kunit: /" >&2 || true
 			((kt_ok > 0 && kt_bad == 0)) || ok=0
 		fi
+	fi
+	# the guest's verdict already fails on a KCSAN report of ours; this
+	# counts them all, and fails on ours also if the guest missed one
+	if grep -aq 'BUG: KCSAN:' "$d/console.log"; then
+		kc=$(mcs_kcsan_summary "$d/console.log" "$d/kcsan.txt") || ok=0
+		echo "$kc" >> "$d/console.log"
 	fi
 	grep -a '^MCS-SOAK' "$d/console.log" | sed "s/^/$k: /" >&2 || true
 	if ((ok)); then

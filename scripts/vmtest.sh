@@ -64,7 +64,7 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 # one-CPU UML of kunit-uml fuzzes 10 s), VM_FUZZ_SHORT seconds (5) on the
 # others: 20 s on Debian's 6.12 made 27,339 operations, a few hundred on each file and two
 # module reloads every 10 s; the long random runs belong to make soak
-# (SOAK_FUZZ_SECONDS, 60 s on 14 kernels).
+# (SOAK_FUZZ_SECONDS, 60 s on 15 kernels).
 # MCS_FUZZ_SECONDS, when set, applies to every kernel.
 fuzz_full=${MCS_FUZZ_SECONDS:-30}
 fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-5}}
@@ -291,7 +291,7 @@ run_kernel() {
 	# is the rig's own Debian 6.1, as in make check) boot with their last
 	# CPU isolated, so that selftest "isolation" runs somewhere; a kernel
 	# the user gave by KERNEL= boots with no option the user did not ask for
-	kappend=$append
+	kappend="$append $(mcs_kernel_append "${k%%+*}")"
 	iso_default=deb-6.1-amd64
 	[[ ${MCS_PATH_IS_RIGS:-} == 1 ]] && iso_default+=" path"
 	[[ " ${VM_ISOLATED-$iso_default} " == *" ${k%%+*} "* ]] &&

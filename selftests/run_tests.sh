@@ -391,8 +391,8 @@ grep -v '^#' "$here/splat-ok.re" >"$re.ok" 2>/dev/null
 [ -n "${MCS_SPLAT_BENIGN:-}" ] && echo "$MCS_SPLAT_BENIGN" >>"$re.ok"
 if [ ! -s "$re.re" ]; then
 	notok "kernel log: no patterns in $here/splat.re to scan it with"
-elif awk -f "$here/splat-alloc.awk" "$outdir/dmesg.txt" | grep -E -f "$re.re" |
-	grep -v -E -f "$re.ok" >"$outdir/splats.txt"; then
+elif awk -f "$here/splat-alloc.awk" "$outdir/dmesg.txt" | awk -f "$here/splat-kcsan.awk" |
+	grep -E -f "$re.re" | grep -v -E -f "$re.ok" >"$outdir/splats.txt"; then
 	marker "MCS-SPLATS-BEGIN"
 	comment "$outdir/splats.txt"
 	marker "MCS-SPLATS-END"
