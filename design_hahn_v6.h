@@ -35,9 +35,11 @@
  * @lock: protects @nr_pages, @cached and @drain_idx of this CPU's instance
  * @nr_pages: pages held for @cached[i], at most the batch once an operation
  *	completes
- * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK)
  * @cached: page counter of slot i (a memcg's ->memory) or NULL; each
  *	non-NULL slot holds a reference to that memcg
+ * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK); after
+ *	@cached, so that the lock, the counts and the pointers of a hit share
+ *	one cache line
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU
  *
@@ -48,8 +50,8 @@
 struct mcs_hahn_v6_stock {
 	local_trylock_t lock;
 	u8 nr_pages[NR_MEMCG_STOCK];
-	u8 drain_idx;
 	struct mcs_page_counter *cached[NR_MEMCG_STOCK];
+	u8 drain_idx;
 	unsigned long flags;
 	struct work_struct work;
 };
