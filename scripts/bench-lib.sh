@@ -107,6 +107,8 @@ running_jobs() {
 			emit "clients=$((n > 256 ? 256 : n)) workload=$wl hardirq=1 $d"
 			emit "clients=$((n > 256 ? 256 : n)) workload=$wl nmi=1 $d"
 		done
+		# one cgroup, each free on another CPU than its charge (hahn-v4)
+		((n < 2)) || emit "clients=$((n > 256 ? 256 : n)) workload=cross-pages shared=1 $d"
 	done
 }
 
