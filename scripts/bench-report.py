@@ -978,7 +978,7 @@ def wall_cell(by, rby, kk):
 for band, (num, den, rname) in WBANDS:
     if not wall:
         break
-    emit(f"  {'kernel':<10} {'workload':<12} {'cl':>2} {'mc':>2} {'load':<7} | " +
+    emit(f"  {'kernel':<10} {'workload':<18} {'cl':>2} {'mc':>2} {'load':<7} | " +
          " ".join(f"{ABBR[m]:>9}" for m in band) + f" | {rname:>7}")
     for k in wall:
         seen, by, rby = wall_by[k]
@@ -991,7 +991,7 @@ for band, (num, den, rname) in WBANDS:
                 continue
             a, b = wall_cell(by, rby, (num,) + rest)[0], wall_cell(by, rby, (den,) + rest)[0]
             wl = rest[0] + ("-shared" if rest[4] == "1" else "")
-            emit(f"  {k:<10} {wl:<12} {rest[1]:>2} {rest[5]:>2} {load_label(rest):<7} | " +
+            emit(f"  {k:<10} {wl:<18} {rest[1]:>2} {rest[5]:>2} {load_label(rest):<7} | " +
                  " ".join(cells) + f" | {fmt(a / b if b else float('nan'), 7, 2)}")
 for k, ((rows, meta), _) in wall.items():
     seen, by, _ = wall_by[k]
