@@ -9,7 +9,8 @@
  *   cat bench
  *
  * Keys (each at most once; the ones left out take the value in brackets):
- * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner|percpu-counter [decoupled],
+ * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner|percpu-counter|
+ *	hahn-v4|hahn-v6 [decoupled],
  * clients=1..256 [1],
  * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000|drain|
  *	cross-pages|cross-bytes|limit-nowait|limit-kernel [pages],
@@ -54,7 +55,12 @@
  * finds one to uncharge however the CPUs interleave; "cross" in the result
  * counts the uncharges done in pairs (as many as "ops" unless a client
  * ran a reserve ahead of the previous one), what is left is settled after
- * the load.  2 clients or more.
+ * the load.  2 clients or more.  With shared=1 every client charges client
+ * 0's memcg and frees what the previous client charged to it: one cgroup
+ * whose charges come from every CPU and whose frees each come on another
+ * one, the shape of the kernel test robot's netperf SCTP_RR runs, where a
+ * stock that uncharges instead of refilling sends every free to the
+ * shared counter.
  * workload=limit-nowait and limit-kernel charge one memcg with a limit
  * from every client, each holding up to BENCH_LIMIT_HOLD pages
  * and then giving them back, with GFP_NOWAIT (no drain) or GFP_KERNEL;
@@ -66,7 +72,8 @@
  * refusals; with GFP_KERNEL a refusal's one retry races with the drain
  * it queued on the other CPUs ("ops" short of clients x
  * BENCH_LIMIT_STEPS means the duration ended the run first).
- * Both kinds take memcgs=1 and no hardirq, nmi or shared (-EINVAL).
+ * Both kinds take memcgs=1 and no hardirq or nmi (-EINVAL); the limit
+ * workloads take no shared either.
  * "peak_pages" is the highest usage of the run's memcgs sampled every
  * BENCH_SAMPLE_MS during the load, live pages included.
  * workload=bytes-256, bytes-1024 and bytes-3000 charge objects of that
@@ -1274,9 +1281,13 @@ static int bench_parse(struct mcs_input *in, struct bench_params *p)
 	/* a drain runs in task context only: no interrupt load to charge beside it */
 	if (p->workload == WL_DRAIN && (p->hardirq || p->nmi))
 		return mcs_input_error(in, MCS_ERR_DRAIN_LOAD, NULL, -EINVAL);
-	/* the cross and limit workloads: one memcg per client, task context only */
+	/*
+	 * the cross and limit workloads: one memcg per client, task context
+	 * only; the cross ones may share client 0's memcg
+	 */
 	if (p->workload >= WL_CROSS_PAGES &&
-	    (p->memcgs != 1 || p->hardirq || p->nmi || p->shared ||
+	    (p->memcgs != 1 || p->hardirq || p->nmi ||
+	     (p->workload > WL_CROSS_BYTES && p->shared) ||
 	     (p->workload <= WL_CROSS_BYTES && p->clients < 2)))
 		return mcs_input_error(in, MCS_ERR_ALONE, NULL, -EINVAL);
 	if (p->clients * p->memcgs > BENCH_MAX_MEMCG_TOTAL)

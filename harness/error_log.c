@@ -56,7 +56,7 @@ static const char * const error_messages[NR_MCS_ERRORS] = {
 	[MCS_ERR_NO_NMI] = "case needs NMI context, but the kernel has no NMI source",
 	[MCS_ERR_DRAIN_LOAD] = "workload=drain takes no hardirq or nmi load",
 	[MCS_ERR_ALONE] =
-		"workload takes memcgs=1 and no hardirq, nmi or shared (cross: 2 clients or more)",
+		"workload takes memcgs=1, no hardirq or nmi (cross: 2 clients or more; limit: no shared)",
 	[MCS_ERR_TOO_MANY] = "clients x memcgs too many",
 	[MCS_ERR_UNLOADING] = "module unloading",
 	[MCS_ERR_FAILED] = "accepted, but failed: see the errno",

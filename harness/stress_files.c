@@ -26,6 +26,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "../design_hahn_v6.h"
 #include "stress.h"
 
 static const struct stress_config stress_defaults = {
@@ -558,6 +559,22 @@ static void stocks_show_coupled(struct seq_file *m, int cpu)
 			   READ_ONCE(cs->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
 }
 
+/* The slots of mode "hahn-v6"'s stock, keyed by a memcg's page counter. */
+static void stocks_show_hahn_v6(struct seq_file *m, int cpu)
+{
+	struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++) {
+		struct mcs_page_counter *counter = READ_ONCE(hs->cached[i]);
+
+		if (counter)
+			seq_printf(m, "cpu=%d stock=hahn_v6 slot=%d memcg=%u pages=%u\n", cpu, i,
+				   container_of(counter, struct mcs_memcg, memory)->id,
+				   READ_ONCE(hs->nr_pages[i]));
+	}
+}
+
 /*
  * Other CPUs' stocks are read without their locks, the way the drain
  * decides what to drain: slot contents may be stale, the memcgs and objcgs
@@ -597,6 +614,7 @@ static int stocks_show(struct seq_file *m, void *v)
 				   READ_ONCE(os->nr_slab_b[MCS_SLAB_RECLAIMABLE]),
 				   READ_ONCE(os->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
 		stocks_show_coupled(m, cpu);
+		stocks_show_hahn_v6(m, cpu);
 	}
 	rcu_read_unlock();
 	return 0;

@@ -100,7 +100,7 @@ static const struct bad_write bad_bench[] = {
 	{ "workload=drain nmi=1", "duration_ms=5 workload=drain nmi=1" },
 	{ "workload=cross-pages, 1 client", "duration_ms=5 workload=cross-pages clients=1" },
 	{ "cross-bytes memcgs=2", "duration_ms=5 workload=cross-bytes clients=2 memcgs=2" },
-	{ "cross-pages shared=1", "duration_ms=5 workload=cross-pages clients=2 shared=1" },
+	{ "limit-nowait shared=1", "duration_ms=5 workload=limit-nowait clients=2 shared=1" },
 	{ "workload=cross-bytes nmi=1", "duration_ms=5 workload=cross-bytes clients=2 nmi=1" },
 	{ "workload=limit-nowait hardirq=1", "duration_ms=5 workload=limit-nowait hardirq=1" },
 	{ "workload=limit-kernel memcgs=2", "duration_ms=5 workload=limit-kernel memcgs=2" },
@@ -505,7 +505,8 @@ static double res_double(const char *res, const char *key)
 static void test_cross_and_limit(void)
 {
 	static const char * const modes[] = {
-		"decoupled", "decoupled-owner", "coupled", "coupled-noirq", "percpu-counter", "none",
+		"decoupled", "decoupled-owner", "coupled", "coupled-noirq", "percpu-counter",
+		"hahn-v6", "hahn-v4", "none",
 	};
 	char line[160], res[MCS_RESULTS_SIZE] = "";
 	unsigned int i;
@@ -515,6 +516,12 @@ static void test_cross_and_limit(void)
 		snprintf(line, sizeof(line), "mode=%s duration_ms=20 clients=2 workload=cross-%s",
 			 modes[i], i & 1 ? "bytes" : "pages");
 		ok = bench_passes(line) && mcs_read("bench", res, sizeof(res)) > 0 &&
+		     res_ll(res, "cross") > 0;
+		/* one memcg charged on every CPU, each free on the next */
+		snprintf(line, sizeof(line),
+			 "mode=%s duration_ms=20 clients=4 workload=cross-pages shared=1",
+			 modes[i]);
+		ok = ok && bench_passes(line) && mcs_read("bench", res, sizeof(res)) > 0 &&
 		     res_ll(res, "cross") > 0;
 		snprintf(line, sizeof(line), "mode=%s duration_ms=20 clients=1 workload=limit-%s",
 			 modes[i], i & 1 ? "kernel" : "nowait");

@@ -85,7 +85,7 @@ static const struct bad_write flood[] = {
 	{ "bench", "workload=drain hardirq=1", 0,
 	  "workload=drain takes no hardirq or nmi load", 0 },
 	{ "bench", "workload=cross-pages memcgs=2 clients=2", 0,
-	  "workload takes memcgs=1 and no hardirq, nmi or shared (cross: 2 clients or more)", 0 },
+	  "workload takes memcgs=1, no hardirq or nmi (cross: 2 clients or more; limit: no shared)", 0 },
 	{ "bench", "clients=256 memcgs=5", 0, "clients x memcgs too many", 0 },
 	{ "selftest", "everything", 0, "unknown value", 0 },
 	{ "selftest", "stock\n\n", 0, "one line expected", 5, "\"stock\"" },
