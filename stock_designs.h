@@ -56,6 +56,7 @@
 
 #include "design_coupled.h"
 #include "design_decoupled.h"
+#include "design_decoupled73.h"
 #include "design_none.h"
 #include "design_percpu_counter.h"
 
@@ -70,7 +71,8 @@
 	BIND(MCS_MODE_NONE, none, none)					\
 	BIND(MCS_MODE_COUPLED_NOIRQ, coupled_noirq, coupled)		\
 	BIND(MCS_MODE_DECOUPLED_OWNER, decoupled_owner, decoupled)	\
-	BIND(MCS_MODE_PERCPU_COUNTER, percpu_counter, percpu_counter)
+	BIND(MCS_MODE_PERCPU_COUNTER, percpu_counter, percpu_counter)	\
+	BIND(MCS_MODE_DECOUPLED_73, decoupled_73, decoupled73)
 
 /* mcs_stock_design[mode]: the design of each mode, as data (stock_drain.c) */
 #define MCS_DESIGN_BIND(m, t, d)	[m] = &mcs_design_##d,
@@ -88,6 +90,11 @@ extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
  *	stock whose lock is held, but a "decoupled" section ignores the
  *	owner byte, so during the grace period of a direct switch a stale
  *	"decoupled" take could enter a stock that an owner section holds.
+ *      decoupled-7.3 <-> decoupled-owner: the same, for the memcg stock,
+ *	which "decoupled-7.3" takes with its local_trylock_t.
+ *      decoupled <-> decoupled-7.3: one exclusion, the local_trylock_t of
+ *	the memcg stock; the pass through "none" is not needed, only
+ *	harmless (each has an obj stock of its own).
  *      coupled <-> coupled-noirq: IRQs off and preemption off do not
  *	exclude each other: an interrupt that read the other mode could
  *	enter the stock in the middle of a task's section.

@@ -73,6 +73,7 @@ static const char * const mode_names[NR_MCS_MODES] = {
 	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
 	[MCS_MODE_DECOUPLED_OWNER] = "decoupled-owner",
 	[MCS_MODE_PERCPU_COUNTER] = "percpu-counter",
+	[MCS_MODE_DECOUPLED_73] = "decoupled-7.3",
 };
 
 /* The contract of the three exported functions is in memcg_stock.h. */

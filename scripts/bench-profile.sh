@@ -32,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 kernel=${PROFILE_KERNEL:-deb-amd64}
-jobs=${PROFILE_JOBS:-workload=floor;mode=decoupled workload=pages;mode=coupled workload=pages;mode=none workload=pages;mode=percpu-counter workload=pages;mode=decoupled workload=bytes;mode=coupled workload=bytes;mode=none workload=bytes;mode=percpu-counter workload=bytes}
+jobs=${PROFILE_JOBS:-workload=floor;mode=decoupled workload=pages;mode=coupled workload=pages;mode=none workload=pages;mode=percpu-counter workload=pages;mode=decoupled workload=bytes;mode=decoupled-7.3 workload=bytes;mode=coupled workload=bytes;mode=none workload=bytes;mode=percpu-counter workload=bytes}
 ms=${PROFILE_MS:-5}
 blocks=${PROFILE_BLOCKS:-25}
 [[ $ms =~ ^[1-9][0-9]*$ && $ms -le 5000 ]] || die "PROFILE_MS=$ms: expected 1..5000 (guest ms)"

@@ -217,7 +217,8 @@ static int run_in_mode(const char *cas, const char *mode)
 static void test_modes(void)
 {
 	static const char * const modes[] = {
-		"coupled", "none", "decoupled-owner", "percpu-counter", "decoupled",
+		"coupled", "none", "decoupled-owner", "percpu-counter", "decoupled-7.3",
+		"decoupled",
 	};
 	char buf[4096], line[64];
 	unsigned int i;
