@@ -63,7 +63,9 @@
 /*
  * The binding table: mode, the name of the mode's entry points (see
  * below), design.  Two modes of one design share its stocks under two
- * exclusions (see the switch rules below).
+ * exclusions (see the switch rules below).  "decoupled73" is mode
+ * "decoupled-7.3" of design "decoupled", with an obj stock of its own
+ * (design_decoupled73.h).
  */
 #define MCS_STOCK_DESIGNS(BIND)						\
 	BIND(MCS_MODE_DECOUPLED, decoupled, decoupled)			\
