@@ -3,7 +3,9 @@
  * Design "decoupled": the per-CPU memcg stock of pages and the per-CPU obj
  * stock of bytes, separate, each with its own exclusion, its own drain
  * work and FLUSHING bit (modes "decoupled" and "decoupled-owner"; the
- * inline hit paths are in design_decoupled.h).
+ * inline hit paths are in design_decoupled.h).  Mode "decoupled-7.3" takes
+ * the memcg stock with "decoupled"'s lock and has an obj stock of its own
+ * (design_decoupled73.[ch]), listed among this design's kinds below.
  *
  * The memcg stock keeps pages already charged to the page counters, for
  * up to NR_MEMCG_STOCK memcgs.  A charge of up to MCS_CHARGE_BATCH pages
@@ -176,8 +178,8 @@ noinline void mcs_decoupled_refill_locked(struct mcs_memcg_stock *stock, struct 
 /*
  * The page put of the interface: @nr_pages of @memcg, already charged to
  * the counters, into this CPU's stock, in mode @mode ("decoupled",
- * "decoupled-owner" or "decoupled-7.3"), fenced inside its section.  A busy stock (counted)
- * or a refused fence sends them to the counters.
+ * "decoupled-owner" or "decoupled-7.3"), fenced inside its section.  A busy
+ * stock (counted) or a refused fence sends them to the counters.
  */
 void mcs_decoupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 			     enum mcs_stock_mode mode)
