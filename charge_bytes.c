@@ -126,8 +126,7 @@ static noinline int obj_uncharge(struct mcs_objcg *objcg, size_t size, int nid,
 				 enum mcs_stock_mode mode)
 {
 	if (!obj_args_ok(objcg, size, account, nid, item)) {
-		pr_warn_ratelimited("memcg_stock: byte uncharge of %zu (node %d, item %d) refused\n",
-				    size, nid, item);
+		mcs_log("byte uncharge of %zu (node %d, item %d) refused\n", size, nid, item);
 		return -EINVAL;
 	}
 	if (objcg->is_root)

@@ -320,14 +320,15 @@ static inline bool mcs_cpu_is_isolated(int cpu)
 #endif
 
 /*
- * The kernel's own functions that the benchmark's anchor calls (the page
- * counter pair in harness/kernel_cost.c) are not exported: their address
- * comes from a kprobe registered on the symbol and removed at once.  Only
- * where an indirect call to them is safe: x86-64, no kCFI (the caller's
- * type hash check), and with IBT enforced only at an ENDBR64 (a function
- * the kernel never calls indirectly has its ENDBR sealed at boot, and a
- * call there would fault).  A kprobe on a function's entry may sit past
- * its ENDBR: the address is moved back to it.
+ * The kernel's own functions that the benchmark's anchors call (the page
+ * counter, obj stock and socket memory pairs in harness/kernel_cost.c) are
+ * not exported: their address comes from a kprobe registered on the
+ * symbol and removed at once.  Only where an indirect call to them is
+ * safe: x86-64, no kCFI (the caller's type hash check), and with IBT
+ * enforced only at an ENDBR64 (a function the kernel never calls
+ * indirectly has its ENDBR sealed at boot, and a call there would fault).
+ * A kprobe on a function's entry may sit past its ENDBR: the address is
+ * moved back to it.
  * Return: the function's entry, or ERR_PTR(-EOPNOTSUPP) where the lookup
  * is not possible, -ENOENT (no such symbol, or no probe allowed there) or
  * -EPERM (IBT enforced and no ENDBR at the entry).
@@ -360,6 +361,29 @@ static inline void *mcs_compat_kernel_function(const char *name)
 {
 	return ERR_PTR(-EOPNOTSUPP);
 }
+#endif
+
+/*
+ * The kernel's socket memory pair, a page charge through its page stock
+ * (harness/kernel_cost.c): mem_cgroup_charge_skmem(memcg, nr_pages, gfp)
+ * and mem_cgroup_uncharge_skmem(memcg, nr_pages) in 6.1 .. 6.12; their
+ * successors on 7.x, mem_cgroup_sk_charge(sk, nr_pages, gfp) and
+ * mem_cgroup_sk_uncharge(sk, nr_pages), take the socket and charge its
+ * sk_memcg.  Neither pair is exported: the caller looks the first names
+ * up (mcs_compat_kernel_function()) and, where they are missing, the
+ * second, which it hands a zeroed socket whose memcg
+ * mcs_compat_sock_set_memcg() set: false where sockets carry no memcg
+ * (a kernel without CONFIG_MEMCG or CONFIG_NET).  The caller includes
+ * <net/sock.h>.
+ */
+#define MCS_SKMEM_CHARGE	"mem_cgroup_charge_skmem"
+#define MCS_SKMEM_UNCHARGE	"mem_cgroup_uncharge_skmem"
+#define MCS_SKMEM_SK_CHARGE	"mem_cgroup_sk_charge"
+#define MCS_SKMEM_SK_UNCHARGE	"mem_cgroup_sk_uncharge"
+#if defined(CONFIG_MEMCG) && defined(CONFIG_NET)
+#define mcs_compat_sock_set_memcg(sk, memcg)	((sk)->sk_memcg = (memcg), true)
+#else
+#define mcs_compat_sock_set_memcg(sk, memcg)	((void)(sk), (void)(memcg), false)
 #endif
 
 /* The kernel's page counter: protection tracking is a choice since 6.11. */

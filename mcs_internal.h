@@ -359,6 +359,9 @@ long mcs_deferred_releases(void);
 void mcs_run_deferred_releases(void);
 void mcs_sync_deferred_releases(void);
 
+/* kernel_log.c: the module's lines in the kernel log, under one ratelimit */
+__printf(1, 2) void mcs_log(const char *fmt, ...);
+
 /*
  * Every stock refill runs in the RCU read-side section that read the stock
  * mode, the fence of mcs_stock_set_mode(): an rcu_read_lock() section, or

@@ -431,6 +431,13 @@ void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
  *	its page counter, taken and refilled with atomics and no lock, drained
  *	from any CPU by exchange, no slot limit and no eviction.  Bytes go
  *	through the objcg's atomic leftover, as in "none".
+ * @MCS_MODE_HAHN_V4: "hahn-v4": that series as its v4 posting has it: the
+ *	same per-CPU counts, but an uncharge goes straight to the page
+ *	counter instead of refilling them (only a charge's batch fills them)
+ * @MCS_MODE_HAHN_V6: "hahn-v6": that series as its v6 posting has it: the
+ *	7-slot local_trylock_t stock of "decoupled" behind the page counter's
+ *	interface, its slots keyed by page counter, a full stock evicting
+ *	round-robin; bytes through the objcg's atomic leftover
  * @MCS_MODE_DECOUPLED_73: "decoupled-7.3": the page stock of "decoupled"
  *	with an obj stock shaped exactly as 7.3's (five slots in one cache
  *	line, 16-bit byte counts, whole pages back once a slot passes one
@@ -445,6 +452,8 @@ enum mcs_stock_mode {
 	MCS_MODE_COUPLED_NOIRQ,
 	MCS_MODE_DECOUPLED_OWNER,
 	MCS_MODE_PERCPU_COUNTER,
+	MCS_MODE_HAHN_V4,
+	MCS_MODE_HAHN_V6,
 	MCS_MODE_DECOUPLED_73,
 	NR_MCS_MODES,
 };
@@ -486,8 +495,9 @@ enum mcs_stock_mode mcs_stock_get_mode(void);
  * Any context.
  *
  * Return: "decoupled", "coupled", "none", "coupled-noirq" (the
- * benchmark's control), "decoupled-owner", "percpu-counter" or
- * "decoupled-7.3" (static strings), or NULL for an unknown @mode.
+ * benchmark's control), "decoupled-owner", "percpu-counter", "hahn-v4",
+ * "hahn-v6" or "decoupled-7.3" (static strings), or NULL for an unknown
+ * @mode.
  */
 const char *mcs_stock_mode_name(enum mcs_stock_mode mode);
 

@@ -30,6 +30,7 @@ static void __init mcs_debugfs_create(void)
 	mcs_bench_init(mcs_debugfs_root);
 	mcs_slab_report_init(mcs_debugfs_root);
 	mcs_kernel_cost_init(mcs_debugfs_root);
+	mcs_error_log_init(mcs_debugfs_root);
 }
 
 static int __init mcs_module_init(void)

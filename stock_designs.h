@@ -56,6 +56,8 @@
 
 #include "design_coupled.h"
 #include "design_decoupled.h"
+#include "design_hahn_v4.h"
+#include "design_hahn_v6.h"
 #include "design_decoupled73.h"
 #include "design_none.h"
 #include "design_percpu_counter.h"
@@ -74,6 +76,8 @@
 	BIND(MCS_MODE_COUPLED_NOIRQ, coupled_noirq, coupled)		\
 	BIND(MCS_MODE_DECOUPLED_OWNER, decoupled_owner, decoupled)	\
 	BIND(MCS_MODE_PERCPU_COUNTER, percpu_counter, percpu_counter)	\
+	BIND(MCS_MODE_HAHN_V4, hahn_v4, hahn_v4)			\
+	BIND(MCS_MODE_HAHN_V6, hahn_v6, hahn_v6)			\
 	BIND(MCS_MODE_DECOUPLED_73, decoupled_73, decoupled73)
 
 /* mcs_stock_design[mode]: the design of each mode, as data (stock_drain.c) */
@@ -102,7 +106,13 @@ extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
  *	enter the stock in the middle of a task's section.
  *  - Between modes of different designs nothing is shared: a stale
  *    operation finds its own design's stocks, drained or refused by the
- *    fence, and never another design's.
+ *    fence, and never another design's.  One exception without a lock:
+ *    "percpu-counter" and "hahn-v4" use the same per-memcg atomic counts
+ *    (the same stock of one series, refilled by uncharges or not).  Every
+ *    access is an atomic, and every add checks the fence after it and
+ *    empties the count when refused, so a stale operation of either is
+ *    exact in the other's mode: a take moves charged pages to its caller,
+ *    a refused add gives the count back to the counter.
  * The fence (mcs_internal.h) is the second half: once inside its section,
  * every put, and the takes of "coupled" and "decoupled-owner", check that
  * the mode is still the one read; "decoupled"'s take is covered by the

@@ -73,6 +73,8 @@ static const char * const mode_names[NR_MCS_MODES] = {
 	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
 	[MCS_MODE_DECOUPLED_OWNER] = "decoupled-owner",
 	[MCS_MODE_PERCPU_COUNTER] = "percpu-counter",
+	[MCS_MODE_HAHN_V4] = "hahn-v4",
+	[MCS_MODE_HAHN_V6] = "hahn-v6",
 	[MCS_MODE_DECOUPLED_73] = "decoupled-7.3",
 };
 

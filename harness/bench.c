@@ -9,8 +9,8 @@
  *   cat bench
  *
  * Keys (each at most once; the ones left out take the value in brackets):
- * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner|percpu-counter|decoupled-7.3
- *	[decoupled],
+ * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner|percpu-counter|
+ *	hahn-v4|hahn-v6|decoupled-7.3 [decoupled],
  * clients=1..256 [1],
  * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000|drain|
  *	cross-pages|cross-bytes|limit-nowait|limit-kernel [pages],
@@ -55,7 +55,12 @@
  * finds one to uncharge however the CPUs interleave; "cross" in the result
  * counts the uncharges done in pairs (as many as "ops" unless a client
  * ran a reserve ahead of the previous one), what is left is settled after
- * the load.  2 clients or more.
+ * the load.  2 clients or more.  With shared=1 every client charges client
+ * 0's memcg and frees what the previous client charged to it: one cgroup
+ * whose charges come from every CPU and whose frees each come on another
+ * one, the shape of the kernel test robot's netperf SCTP_RR runs, where a
+ * stock that uncharges instead of refilling sends every free to the
+ * shared counter.
  * workload=limit-nowait and limit-kernel charge one memcg with a limit
  * from every client, each holding up to BENCH_LIMIT_HOLD pages
  * and then giving them back, with GFP_NOWAIT (no drain) or GFP_KERNEL;
@@ -67,7 +72,8 @@
  * refusals; with GFP_KERNEL a refusal's one retry races with the drain
  * it queued on the other CPUs ("ops" short of clients x
  * BENCH_LIMIT_STEPS means the duration ended the run first).
- * Both kinds take memcgs=1 and no hardirq, nmi or shared (-EINVAL).
+ * Both kinds take memcgs=1 and no hardirq or nmi (-EINVAL); the limit
+ * workloads take no shared either.
  * "peak_pages" is the highest usage of the run's memcgs sampled every
  * BENCH_SAMPLE_MS during the load, live pages included.
  * workload=bytes-256, bytes-1024 and bytes-3000 charge objects of that
@@ -896,8 +902,8 @@ static int bench_clients_create(struct bench_run *run)
 			goto stop;
 		}
 		if (time_after(jiffies, deadline)) {
-			pr_warn_ratelimited("memcg_stock: bench: creating %u clients took over %d s\n",
-					    run->p.clients, BENCH_SETUP_MAX / HZ);
+			mcs_log("bench: creating %u clients took over %d s\n",
+				run->p.clients, BENCH_SETUP_MAX / HZ);
 			ret = -ETIMEDOUT;
 			goto stop;
 		}
@@ -970,9 +976,9 @@ static void bench_measure(struct bench_run *run)
 	t1 = ktime_get_ns();
 	/* woken after the backstop: the clients stopped there */
 	if (t1 > run->backstop) {
-		pr_info("memcg_stock: bench: writer %llu ms late, clients stopped at %llu ms\n",
-			(t1 - t0) / NSEC_PER_MSEC - run->p.duration_ms,
-			(run->backstop - t0) / NSEC_PER_MSEC);
+		pr_debug("memcg_stock: bench: writer %llu ms late, clients stopped at %llu ms\n",
+			 (t1 - t0) / NSEC_PER_MSEC - run->p.duration_ms,
+			 (run->backstop - t0) / NSEC_PER_MSEC);
 		t1 = run->backstop;
 	}
 	run->ns = t1 - t0;
@@ -1203,10 +1209,10 @@ free_run:
 }
 
 /* Parse a checked line (mcs_input_copy()) into @p: all of it, or -EINVAL. */
-static int bench_parse(char *line, struct bench_params *p)
+static int bench_parse(struct mcs_input *in, struct bench_params *p)
 {
 	unsigned long seen = 0;
-	char *tok, *key, *val;
+	char *line = in->buf, *tok, *key, *val;
 	int k, ret;
 
 	const char *modes[NR_MCS_MODES];
@@ -1216,58 +1222,56 @@ static int bench_parse(char *line, struct bench_params *p)
 	for (k = 0; k < NR_MCS_MODES; k++)
 		modes[k] = mcs_stock_mode_name(k);
 	while ((tok = mcs_input_next(&line)) != NULL) {
-		ret = mcs_input_kv("bench", tok, &key, &val);
+		ret = mcs_input_kv(in, tok, &key, &val);
 		if (ret)
 			return ret;
-		k = mcs_input_key("bench", key, bench_keys, NR_KEYS);
+		k = mcs_input_key(in, key, bench_keys, NR_KEYS);
 		if (k < 0)
 			return k;
 		/* last-wins would let a typo in a long line go unnoticed */
-		if (seen & BIT(k)) {
-			pr_warn_ratelimited("memcg_stock: bench: %s given twice\n", key);
-			return -EINVAL;
-		}
+		if (seen & BIT(k))
+			return mcs_input_error(in, MCS_ERR_TWICE, key, -EINVAL);
 		seen |= BIT(k);
 
 		switch (k) {
 		case KEY_MODE:
-			ret = mcs_input_match("bench", key, val, modes, NR_MCS_MODES);
+			ret = mcs_input_match(in, val, modes, NR_MCS_MODES);
 			if (ret >= 0)
 				p->mode = ret;
 			break;
 		case KEY_WORKLOAD:
-			ret = mcs_input_match("bench", key, val, wl_names, NR_WL);
+			ret = mcs_input_match(in, val, wl_names, NR_WL);
 			if (ret >= 0)
 				p->workload = ret;
 			break;
 		case KEY_CLIENTS:
-			ret = mcs_input_uint("bench", key, val, 1, BENCH_MAX_CLIENTS, false,
+			ret = mcs_input_uint(in, val, 1, BENCH_MAX_CLIENTS, false,
 					     &p->clients);
 			break;
 		case KEY_DURATION:
-			ret = mcs_input_uint("bench", key, val, 1, BENCH_MAX_MS, false,
+			ret = mcs_input_uint(in, val, 1, BENCH_MAX_MS, false,
 					     &p->duration_ms);
 			break;
 		case KEY_HARDIRQ:
-			ret = mcs_input_bool("bench", key, val, &p->hardirq);
+			ret = mcs_input_bool(in, val, &p->hardirq);
 			break;
 		case KEY_SHARED:
-			ret = mcs_input_bool("bench", key, val, &p->shared);
+			ret = mcs_input_bool(in, val, &p->shared);
 			break;
 		case KEY_NMI:
-			ret = mcs_input_bool("bench", key, val, &p->nmi);
+			ret = mcs_input_bool(in, val, &p->nmi);
 			break;
 		case KEY_PMU:
-			ret = mcs_input_match("bench", key, val, mcs_bench_pmu_names, NR_MCS_PMU);
+			ret = mcs_input_match(in, val, mcs_bench_pmu_names, NR_MCS_PMU);
 			if (ret >= 0)
 				p->pmu = ret;
 			break;
 		case KEY_MEMCGS:
-			ret = mcs_input_uint("bench", key, val, 1, BENCH_MAX_MEMCGS, false,
+			ret = mcs_input_uint(in, val, 1, BENCH_MAX_MEMCGS, false,
 					     &p->memcgs);
 			break;
 		case KEY_BATCH:
-			ret = mcs_input_uint("bench", key, val, 1, MCS_CHARGE_BATCH, false,
+			ret = mcs_input_uint(in, val, 1, MCS_CHARGE_BATCH, false,
 					     &p->batch);
 			break;
 		}
@@ -1275,24 +1279,19 @@ static int bench_parse(char *line, struct bench_params *p)
 			return ret;
 	}
 	/* a drain runs in task context only: no interrupt load to charge beside it */
-	if (p->workload == WL_DRAIN && (p->hardirq || p->nmi)) {
-		pr_warn_ratelimited("memcg_stock: bench: workload=drain takes no hardirq or nmi load\n");
-		return -EINVAL;
-	}
-	/* the cross and limit workloads: one memcg per client, task context only */
+	if (p->workload == WL_DRAIN && (p->hardirq || p->nmi))
+		return mcs_input_error(in, MCS_ERR_DRAIN_LOAD, NULL, -EINVAL);
+	/*
+	 * the cross and limit workloads: one memcg per client, task context
+	 * only; the cross ones may share client 0's memcg
+	 */
 	if (p->workload >= WL_CROSS_PAGES &&
-	    (p->memcgs != 1 || p->hardirq || p->nmi || p->shared ||
-	     (p->workload <= WL_CROSS_BYTES && p->clients < 2))) {
-		pr_warn_ratelimited("memcg_stock: bench: workload=%s takes memcgs=1, no hardirq, nmi or shared%s\n",
-				    wl_names[p->workload],
-				    p->workload <= WL_CROSS_BYTES ? ", and 2 clients or more" : "");
-		return -EINVAL;
-	}
-	if (p->clients * p->memcgs > BENCH_MAX_MEMCG_TOTAL) {
-		pr_warn_ratelimited("memcg_stock: bench: clients x memcgs over %d\n",
-				    BENCH_MAX_MEMCG_TOTAL);
-		return -EINVAL;
-	}
+	    (p->memcgs != 1 || p->hardirq || p->nmi ||
+	     (p->workload > WL_CROSS_BYTES && p->shared) ||
+	     (p->workload <= WL_CROSS_BYTES && p->clients < 2)))
+		return mcs_input_error(in, MCS_ERR_ALONE, NULL, -EINVAL);
+	if (p->clients * p->memcgs > BENCH_MAX_MEMCG_TOTAL)
+		return mcs_input_error(in, MCS_ERR_TOO_MANY, NULL, -EINVAL);
 	return 0;
 }
 
@@ -1300,22 +1299,22 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
 	struct bench_params p;
-	char *line;
+	struct mcs_input in;
 	int ret;
 
-	line = mcs_input_copy("bench", ubuf, count, BENCH_LINE_MAX, false);
-	if (IS_ERR(line))
-		return PTR_ERR(line);
-	ret = bench_parse(line, &p);
-	kfree(line);
+	ret = mcs_input_copy(&in, "bench", ubuf, count, BENCH_LINE_MAX, false);
 	if (ret)
 		return ret;
-
-	ret = mcs_harness_claim(MCS_USER_BENCH);
-	if (ret)
-		return ret;
-	ret = bench_run(&p);
-	mcs_harness_release(MCS_USER_BENCH);
+	ret = bench_parse(&in, &p);
+	if (!ret)
+		ret = mcs_harness_claim_write(&in, MCS_USER_BENCH);
+	if (!ret) {
+		ret = bench_run(&p);
+		mcs_harness_release(MCS_USER_BENCH);
+		if (ret)
+			mcs_input_error(&in, MCS_ERR_FAILED, NULL, ret);
+	}
+	mcs_input_free(&in);
 	return ret ? ret : count;
 }
 

@@ -8,10 +8,13 @@
 #ifndef MEMCG_STOCK_HARNESS_H
 #define MEMCG_STOCK_HARNESS_H
 
+#include <linux/spinlock.h>
+
 #include "mcs_internal.h"
 
 /* the module's debugfs directory (module.c creates it, the harness lives below) */
 struct dentry;
+struct mcs_input;
 
 /* slab_report.c: the debugfs "slab" footprint table */
 void mcs_slab_report_init(struct dentry *dir);
@@ -35,21 +38,116 @@ enum mcs_harness_user {
 };
 
 int mcs_harness_claim(enum mcs_harness_user user);
+int mcs_harness_claim_write(struct mcs_input *in, enum mcs_harness_user user);
 void mcs_harness_release(enum mcs_harness_user user);
 
-/* parse.c: the strict parser of every debugfs write */
+/*
+ * error_log.c: why the last debugfs writes were refused.  Every refused
+ * write records one entry: its kind says what was wrong, from this fixed
+ * list (mcs_error_message() gives the text of each; docs/debugfs.md the
+ * table).
+ */
+enum mcs_error_kind {
+	MCS_ERR_SIZE,		/* empty write, or longer than the file takes */
+	MCS_ERR_COPY,		/* the write could not be read from user memory */
+	MCS_ERR_BYTE,		/* a byte that is not printable ASCII */
+	MCS_ERR_LINES,		/* a newline inside a one-line write */
+	MCS_ERR_EMPTY_LINE,
+	MCS_ERR_LONG_LINE,
+	MCS_ERR_EDGE_BLANK,	/* blank at the start or the end of a line */
+	MCS_ERR_DOUBLE_BLANK,
+	MCS_ERR_KV,		/* not key=value */
+	MCS_ERR_KEY_CHAR,	/* a key of other than a-z, 0-9, _ */
+	MCS_ERR_KEY,		/* unknown key */
+	MCS_ERR_TWICE,		/* a key given twice in one write */
+	MCS_ERR_NUMBER,		/* not a plain decimal */
+	MCS_ERR_RANGE,		/* a number outside the key's range */
+	MCS_ERR_BOOL,		/* not 0 or 1 */
+	MCS_ERR_VALUE,		/* not one of the key's names */
+	MCS_ERR_COMMAND,	/* run: not 1, all, stop or a case name */
+	MCS_ERR_ONE_COMMAND,	/* run: more than one token */
+	MCS_ERR_BUSY_STRESS,	/* the harness is held by a stress run */
+	MCS_ERR_BUSY_BENCH,
+	MCS_ERR_BUSY_SELFTEST,
+	MCS_ERR_BUSY_CONFIG,
+	MCS_ERR_MODE,		/* the stock mode switch was refused */
+	MCS_ERR_NEEDS_HARDIRQ,	/* the case needs hardirq_us, the config has 0 */
+	MCS_ERR_NEEDS_DRAIN,
+	MCS_ERR_NEEDS_NMI,
+	MCS_ERR_NO_NMI,		/* the case needs an NMI source, the kernel has none */
+	MCS_ERR_DRAIN_LOAD,	/* bench: workload=drain with hardirq or nmi */
+	MCS_ERR_ALONE,		/* bench: a cross or limit workload with extra load */
+	MCS_ERR_TOO_MANY,	/* bench: clients x memcgs over the bound */
+	MCS_ERR_UNLOADING,	/* the module is going away */
+	MCS_ERR_FAILED,		/* accepted, but the run or check failed */
+	NR_MCS_ERRORS
+};
+
+#define MCS_ERROR_LOG_LEN	16	/* entries kept */
+#define MCS_ERROR_EXCERPT	64	/* bytes of the input kept per entry */
+#define MCS_ERROR_FILE_LEN	16	/* characters of a file name kept */
+/* the longest escaped excerpt: every byte as \xNN, two quotes, "...", NUL */
+#define MCS_ERROR_EXCERPT_ESC	(4 * MCS_ERROR_EXCERPT + 6)
+
+struct mcs_error_entry {
+	u64 ns;				/* local_clock(), as the kernel log's time */
+	enum mcs_error_kind kind;
+	int err;			/* the errno the write returned, negative */
+	u32 pos;			/* byte offset in the write */
+	u8 len;				/* bytes in @excerpt */
+	bool cut;			/* the line went on beyond @excerpt */
+	char file[MCS_ERROR_FILE_LEN];
+	char excerpt[MCS_ERROR_EXCERPT];
+};
+
+struct mcs_error_ring {
+	spinlock_t lock;		/* guards the rest; writers in task context */
+	unsigned int added;		/* entries added since the last clear */
+	struct mcs_error_entry entry[MCS_ERROR_LOG_LEN];
+};
+
+const char *mcs_error_message(enum mcs_error_kind kind);
+void mcs_error_ring_init(struct mcs_error_ring *ring);
+void mcs_error_ring_add(struct mcs_error_ring *ring, const char *file,
+			enum mcs_error_kind kind, int err, size_t pos,
+			const char *line, size_t len);
+unsigned int mcs_error_ring_read(struct mcs_error_ring *ring,
+				 struct mcs_error_entry *out);
+void mcs_error_ring_clear(struct mcs_error_ring *ring);
+size_t mcs_error_excerpt(char *buf, size_t size, const char *raw, size_t len,
+			 bool cut);
+int mcs_error_entry_format(const struct mcs_error_entry *e, char *buf, size_t size);
+int mcs_error_record(const char *file, enum mcs_error_kind kind, int err,
+		     size_t pos, const char *line, size_t len);
+enum mcs_error_kind mcs_error_busy(int holder);
+void mcs_error_log_init(struct dentry *dir);
+
+/*
+ * parse.c: the strict parser of every debugfs write.  A write is copied
+ * twice: @text stays as written (for error_log's excerpts), @buf is split
+ * into tokens by mcs_input_next().
+ */
 #define MCS_INPUT_MAX		1024	/* bytes of a multi-line write */
-char *mcs_input_copy(const char *what, const char __user *ubuf, size_t count,
-		     size_t max_line, bool multiline);
+struct mcs_input {
+	const char *file;		/* the debugfs file written */
+	char *text;			/* the write, NUL-terminated, as written */
+	char *buf;			/* the same, to split; tokens point here */
+	size_t len;			/* bytes, without a final newline */
+};
+
+int mcs_input_copy(struct mcs_input *in, const char *file, const char __user *ubuf,
+		   size_t count, size_t max_line, bool multiline);
+void mcs_input_free(struct mcs_input *in);
+int mcs_input_error(struct mcs_input *in, enum mcs_error_kind kind, const char *at,
+		    int err);
 char *mcs_input_next(char **cursor);
-int mcs_input_kv(const char *what, char *tok, char **key, char **val);
-int mcs_input_uint(const char *what, const char *key, const char *val,
-		   unsigned int min, unsigned int max, bool zero_ok,
-		   unsigned int *out);
-int mcs_input_bool(const char *what, const char *key, const char *val, bool *out);
-int mcs_input_match(const char *what, const char *key, const char *val,
+int mcs_input_kv(struct mcs_input *in, char *tok, char **key, char **val);
+int mcs_input_uint(struct mcs_input *in, const char *val, unsigned int min,
+		   unsigned int max, bool zero_ok, unsigned int *out);
+int mcs_input_bool(struct mcs_input *in, const char *val, bool *out);
+int mcs_input_match(struct mcs_input *in, const char *val,
 		    const char * const *names, unsigned int n);
-int mcs_input_key(const char *what, const char *key, const char * const *names,
+int mcs_input_key(struct mcs_input *in, const char *key, const char * const *names,
 		  unsigned int n);
 
 /* bench.c */

@@ -15,12 +15,23 @@
  * in ns with one decimal; under qemu -icount shift=0 a guest ns is one
  * instruction.
  *
- * Beside them, the floor a control without a stock can reach: the kernel's
- * own page_counter_try_charge() + page_counter_uncharge() of one page on a
- * chain of KC_PC_LEVELS counters (root, parent, leaf; protection tracked,
- * as cgroup v2 does), minus the same loop calling two empty functions the
- * same way (the call overhead: both go through function pointers, since
- * the kernel exports neither function; compat.h finds them).
+ * Beside them, three of the kernel's own pairs, each less the same loop
+ * calling two empty functions of the same types the same way (the loop
+ * and the call overhead: all go through function pointers, since the
+ * kernel exports none of them; compat.h finds them by name), timed with
+ * migration on (kc_measure()):
+ *
+ *   pc:    page_counter_try_charge() + page_counter_uncharge() of one page
+ *          on a chain of KC_PC_LEVELS counters (root, parent, leaf;
+ *          protection tracked, as cgroup v2 does): the floor a control
+ *          without a stock can reach;
+ *   obj:   obj_cgroup_charge(objcg, GFP_KERNEL, KC_SIZE) +
+ *          obj_cgroup_uncharge(objcg, KC_SIZE) on the objcg of the reader's
+ *          memcg, the stock warm: the kernel's obj stock pair;
+ *   skmem: the socket memory charge + uncharge of one page to the reader's
+ *          memcg (mem_cgroup_charge_skmem(), or its 7.x successor
+ *          mem_cgroup_sk_charge() on a stand-in socket), the stock warm:
+ *          the kernel's page stock pair, with its two vmstat updates.
  *
  * The reader must be in a memcg other than the root, with kernel memory
  * accounted (cgroup v2, +memory in the parent's subtree_control): else a
@@ -30,11 +41,16 @@
  * The line:  kernel_cost size=64 loops=N batches=N kmalloc_account_ns=..
  *   kmalloc_plain_ns=.. kmalloc_accounting_ns=.. page_account_ns=..
  *   page_plain_ns=.. page_accounting_ns=.. pc_levels=3 pc_pair_ns=..
- *   pc_call_ns=.. pc_net_ns=.. verdict=PASS|FAIL [reason=..]
- * where the kernel's page counter cannot be called (no kprobes, not
- * x86-64, kCFI, a sealed function under IBT), "pc=unsupported
- * pc_reason=no-kprobe-lookup|no-symbol|ibt-sealed|..." stands for the four
- * pc_ keys.
+ *   pc_call_ns=.. pc_net_ns=.. obj_size=64 obj_pair_ns=.. obj_call_ns=..
+ *   obj_net_ns=.. skmem_pages=1 skmem_fn=NAME skmem_pair_ns=..
+ *   skmem_call_ns=.. skmem_net_ns=.. verdict=PASS|FAIL [reason=..]
+ * (_pair: the kernel's pair, _call: the empty pair, _net: the difference).
+ * Where a pair cannot be measured, "KEY=unsupported KEY_reason=WHY" stands
+ * for its keys (KEY pc, obj or skmem), WHY one of no-kprobe-lookup (no
+ * kprobes, not x86-64, kCFI), no-symbol, ibt-sealed (IBT enforced and the
+ * function never called indirectly), allocation-failed, charge-refused,
+ * no-objcg, no-memcg, no-socket-memcg; a size or level key printed before
+ * the failure stays.
  *
  * Context: process context, sleeps (GFP_KERNEL); the harness claim keeps
  * it from running beside a benchmark or a stress run (-EBUSY).
@@ -48,6 +64,8 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/string.h>
+#include <net/sock.h>
 
 #include "harness.h"
 
@@ -100,44 +118,134 @@ static u64 kc_page(gfp_t gfp)
 
 #define KC_PC_LEVELS	3
 
-typedef bool (*kc_try_charge_fn)(struct page_counter *counter, unsigned long nr_pages,
-				 struct page_counter **fail);
-typedef void (*kc_uncharge_fn)(struct page_counter *counter, unsigned long nr_pages);
+/*
+ * A kernel pair to time: its charge and uncharge functions (the kernel's,
+ * found by name, or the empty ones of the same type) and what they charge.
+ */
+struct kc_call {
+	void *charge;
+	void *uncharge;
+	void *target;
+};
 
-/* The empty pair: what the loop and two calls through pointers cost. */
-static noinline bool kc_empty_try_charge(struct page_counter *counter, unsigned long nr_pages,
-					 struct page_counter **fail)
-{
-	OPTIMIZER_HIDE_VAR(counter);
-	return counter;
-}
+/* One charge and one uncharge through the pointers; false: refused. */
+typedef bool (*kc_pair_fn)(void *charge, void *uncharge, void *target);
 
-static noinline void kc_empty_uncharge(struct page_counter *counter, unsigned long nr_pages)
+/*
+ * Tenths of a ns per pair of @c, the best of KC_BATCHES batches; 0 on a
+ * refusal.  Inlined into one timer per kind, so that @pair is inlined
+ * too: the loop calls the two functions through pointers, nothing else.
+ */
+static __always_inline u64 kc_time(kc_pair_fn pair, const struct kc_call *c)
 {
-	OPTIMIZER_HIDE_VAR(counter);
-}
-
-/* tenths of a ns per charge+uncharge pair of one page on @leaf; 0 on failure */
-static u64 kc_pc_pairs(kc_try_charge_fn try_charge, kc_uncharge_fn uncharge,
-		       struct page_counter *leaf)
-{
+	void *charge = c->charge, *uncharge = c->uncharge, *target = c->target;
 	u64 best = U64_MAX, t0, t;
-	struct page_counter *fail;
 	unsigned int r, i;
 
 	for (r = 0; r < KC_BATCHES; r++) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < KC_LOOPS; i++) {
-			OPTIMIZER_HIDE_VAR(try_charge);
+			OPTIMIZER_HIDE_VAR(charge);
 			OPTIMIZER_HIDE_VAR(uncharge);
-			if (!try_charge(leaf, 1, &fail))
+			if (!pair(charge, uncharge, target))
 				return 0;
-			uncharge(leaf, 1);
 		}
 		t = ktime_get_ns() - t0;
 		best = min(best, t);
 	}
 	return best * 10 / KC_LOOPS;
+}
+
+/* page_counter_try_charge() + page_counter_uncharge() of one page */
+typedef bool (*kc_pc_charge_fn)(struct page_counter *counter, unsigned long nr_pages,
+				struct page_counter **fail);
+typedef void (*kc_pc_uncharge_fn)(struct page_counter *counter, unsigned long nr_pages);
+
+static __always_inline bool kc_pc_pair(void *charge, void *uncharge, void *target)
+{
+	struct page_counter *fail;
+
+	if (!((kc_pc_charge_fn)charge)(target, 1, &fail))
+		return false;
+	((kc_pc_uncharge_fn)uncharge)(target, 1);
+	return true;
+}
+
+static noinline u64 kc_pc_time(const struct kc_call *c)
+{
+	return kc_time(kc_pc_pair, c);
+}
+
+static noinline bool kc_empty_pc_charge(struct page_counter *counter, unsigned long nr_pages,
+					struct page_counter **fail)
+{
+	OPTIMIZER_HIDE_VAR(counter);
+	return counter;
+}
+
+static noinline void kc_empty_pc_uncharge(struct page_counter *counter, unsigned long nr_pages)
+{
+	OPTIMIZER_HIDE_VAR(counter);
+}
+
+/* obj_cgroup_charge(objcg, GFP_KERNEL, KC_SIZE) + obj_cgroup_uncharge(objcg, KC_SIZE) */
+typedef int (*kc_obj_charge_fn)(struct obj_cgroup *objcg, gfp_t gfp, size_t size);
+typedef void (*kc_obj_uncharge_fn)(struct obj_cgroup *objcg, size_t size);
+typedef struct obj_cgroup *(*kc_objcg_of_fn)(struct folio *folio);
+
+static __always_inline bool kc_obj_pair(void *charge, void *uncharge, void *target)
+{
+	if (((kc_obj_charge_fn)charge)(target, GFP_KERNEL, KC_SIZE))
+		return false;
+	((kc_obj_uncharge_fn)uncharge)(target, KC_SIZE);
+	return true;
+}
+
+static noinline u64 kc_obj_time(const struct kc_call *c)
+{
+	return kc_time(kc_obj_pair, c);
+}
+
+static noinline int kc_empty_obj_charge(struct obj_cgroup *objcg, gfp_t gfp, size_t size)
+{
+	OPTIMIZER_HIDE_VAR(objcg);
+	return !objcg;
+}
+
+static noinline void kc_empty_obj_uncharge(struct obj_cgroup *objcg, size_t size)
+{
+	OPTIMIZER_HIDE_VAR(objcg);
+}
+
+/*
+ * The socket pair of one page (compat.h: a memcg, or a socket whose
+ * sk_memcg is set, as the first argument)
+ */
+typedef bool (*kc_skmem_charge_fn)(void *target, unsigned int nr_pages, gfp_t gfp);
+typedef void (*kc_skmem_uncharge_fn)(void *target, unsigned int nr_pages);
+
+static __always_inline bool kc_skmem_pair(void *charge, void *uncharge, void *target)
+{
+	if (!((kc_skmem_charge_fn)charge)(target, 1, GFP_KERNEL))
+		return false;
+	((kc_skmem_uncharge_fn)uncharge)(target, 1);
+	return true;
+}
+
+static noinline u64 kc_skmem_time(const struct kc_call *c)
+{
+	return kc_time(kc_skmem_pair, c);
+}
+
+static noinline bool kc_empty_skmem_charge(void *target, unsigned int nr_pages, gfp_t gfp)
+{
+	OPTIMIZER_HIDE_VAR(target);
+	return target;
+}
+
+static noinline void kc_empty_skmem_uncharge(void *target, unsigned int nr_pages)
+{
+	OPTIMIZER_HIDE_VAR(target);
 }
 
 /* Is a GFP_KERNEL_ACCOUNT page of this task charged to a memcg? */
@@ -164,52 +272,171 @@ static u64 kc_diff(u64 a, u64 b)
 	return a > b ? a - b : 0;
 }
 
-/* The kernel's page counter pair, or why it cannot be measured here. */
+/* @name's entry into *@fn; NULL, or why it cannot be called from here */
+static const char *kc_find(void **fn, const char *name)
+{
+	void *f = mcs_compat_kernel_function(name);
+
+	if (!IS_ERR(f)) {
+		*fn = f;
+		return NULL;
+	}
+	switch (PTR_ERR(f)) {
+	case -EPERM:
+		return "ibt-sealed";
+	case -ENOENT:
+		return "no-symbol";
+	default:
+		return "no-kprobe-lookup";
+	}
+}
+
+/* The kernel's pair @charge + @uncharge into @c; NULL, or why not */
+static const char *kc_find_pair(struct kc_call *c, const char *charge, const char *uncharge)
+{
+	return kc_find(&c->charge, charge) ?: kc_find(&c->uncharge, uncharge);
+}
+
+/*
+ * Times @real and @empty (the same pair with the empty functions), one
+ * untimed round each first, and prints KEY_pair_ns, KEY_call_ns and
+ * KEY_net_ns; NULL, or why there are no figures.  Migration stays on: on
+ * PREEMPT_RT the kernel's stock lock disables migration itself, which
+ * costs less nested in an outer migrate_disable(), and the clients of
+ * this module's bench, bound kthreads, have none either.  A migration
+ * costs the batch it lands in, not the best of them.
+ */
+static const char *kc_measure(struct seq_file *m, const char *key,
+			      u64 (*time)(const struct kc_call *c),
+			      const struct kc_call *real, const struct kc_call *empty)
+{
+	char name[24];
+	u64 pair, call;
+
+	time(real);
+	pair = time(real);
+	time(empty);
+	call = time(empty);
+	if (!pair || !call)
+		return "charge-refused";
+	snprintf(name, sizeof(name), "%s_pair_ns", key);
+	kc_print(m, name, pair);
+	snprintf(name, sizeof(name), "%s_call_ns", key);
+	kc_print(m, name, call);
+	snprintf(name, sizeof(name), "%s_net_ns", key);
+	kc_print(m, name, kc_diff(pair, call));
+	return NULL;
+}
+
+static void kc_unsupported(struct seq_file *m, const char *key, const char *why)
+{
+	seq_printf(m, " %s=unsupported %s_reason=%s", key, key, why);
+}
+
+/* The kernel's page counter pair on a chain of KC_PC_LEVELS counters. */
 static void kc_page_counter(struct seq_file *m)
 {
-	struct page_counter *pc, *leaf;
-	kc_try_charge_fn try_charge;
-	kc_uncharge_fn uncharge;
-	const char *why = NULL;
-	u64 pair = 0, call = 0;
-	void *t, *u;
-	int i, err;
+	struct kc_call real, empty = { kc_empty_pc_charge, kc_empty_pc_uncharge };
+	struct page_counter *pc;
+	const char *why;
+	int i;
 
-	t = mcs_compat_kernel_function("page_counter_try_charge");
-	u = mcs_compat_kernel_function("page_counter_uncharge");
-	err = IS_ERR(t) ? PTR_ERR(t) : IS_ERR(u) ? PTR_ERR(u) : 0;
-	if (err) {
-		why = err == -EPERM ? "ibt-sealed" : err == -ENOENT ? "no-symbol" :
-		      "no-kprobe-lookup";
+	why = kc_find_pair(&real, "page_counter_try_charge", "page_counter_uncharge");
+	if (why)
 		goto out;
-	}
 	pc = kcalloc(KC_PC_LEVELS, sizeof(*pc), GFP_KERNEL);
 	why = "allocation-failed";
 	if (!pc)
 		goto out;
 	for (i = 0; i < KC_PC_LEVELS; i++)
 		mcs_compat_page_counter_init(&pc[i], i ? &pc[i - 1] : NULL);
-	leaf = &pc[KC_PC_LEVELS - 1];
-	try_charge = t;
-	uncharge = u;
-	/* one untimed round each first, as for the pairs above */
-	migrate_disable();
-	kc_pc_pairs(try_charge, uncharge, leaf);
-	pair = kc_pc_pairs(try_charge, uncharge, leaf);
-	kc_pc_pairs(kc_empty_try_charge, kc_empty_uncharge, leaf);
-	call = kc_pc_pairs(kc_empty_try_charge, kc_empty_uncharge, leaf);
-	migrate_enable();
-	kfree(pc);
-	why = pair && call ? NULL : "charge-refused";
-out:
-	if (why) {
-		seq_printf(m, " pc=unsupported pc_reason=%s", why);
-		return;
-	}
+	real.target = &pc[KC_PC_LEVELS - 1];
+	empty.target = real.target;
 	seq_printf(m, " pc_levels=%d", KC_PC_LEVELS);
-	kc_print(m, "pc_pair_ns", pair);
-	kc_print(m, "pc_call_ns", call);
-	kc_print(m, "pc_net_ns", kc_diff(pair, call));
+	why = kc_measure(m, "pc", kc_pc_time, &real, &empty);
+	kfree(pc);
+out:
+	if (why)
+		kc_unsupported(m, "pc", why);
+}
+
+/*
+ * The kernel's obj stock pair on the objcg of the reader's memcg: the
+ * objcg of a GFP_KERNEL_ACCOUNT page (get_obj_cgroup_from_folio() takes
+ * a reference), the one the kernel's own kmalloc charges.
+ */
+static void kc_obj_stock(struct seq_file *m)
+{
+	struct kc_call real, empty = { kc_empty_obj_charge, kc_empty_obj_uncharge };
+	struct obj_cgroup *objcg;
+	void *objcg_of;
+	struct page *p;
+	const char *why;
+
+	why = kc_find_pair(&real, "obj_cgroup_charge", "obj_cgroup_uncharge") ?:
+	      kc_find(&objcg_of, "get_obj_cgroup_from_folio");
+	if (why)
+		goto out;
+	p = alloc_page(GFP_KERNEL_ACCOUNT);
+	why = "allocation-failed";
+	if (!p)
+		goto out;
+	objcg = ((kc_objcg_of_fn)objcg_of)(page_folio(p));
+	__free_page(p);
+	why = "no-objcg";
+	if (!objcg)
+		goto out;
+	real.target = objcg;
+	empty.target = objcg;
+	seq_printf(m, " obj_size=%d", KC_SIZE);
+	why = kc_measure(m, "obj", kc_obj_time, &real, &empty);
+	obj_cgroup_put(objcg);
+out:
+	if (why)
+		kc_unsupported(m, "obj", why);
+}
+
+/*
+ * The kernel's page stock pair: the socket memory charge and uncharge of
+ * one page to the reader's memcg (its stock, the vmstat of socket memory).
+ */
+static void kc_page_stock(struct seq_file *m)
+{
+	struct kc_call real, empty = { kc_empty_skmem_charge, kc_empty_skmem_uncharge };
+	const char *fn = MCS_SKMEM_CHARGE, *why;
+	struct mem_cgroup *memcg;
+	struct sock *sk = NULL;
+	bool by_socket = false;
+
+	why = kc_find_pair(&real, MCS_SKMEM_CHARGE, MCS_SKMEM_UNCHARGE);
+	if (why && !strcmp(why, "no-symbol")) {
+		fn = MCS_SKMEM_SK_CHARGE;
+		by_socket = true;
+		why = kc_find_pair(&real, MCS_SKMEM_SK_CHARGE, MCS_SKMEM_SK_UNCHARGE);
+	}
+	if (why)
+		goto out;
+	memcg = get_mem_cgroup_from_mm(current->mm);
+	why = "no-memcg";
+	if (!memcg)
+		goto out;
+	real.target = memcg;
+	if (by_socket) {
+		sk = kzalloc_obj(*sk, GFP_KERNEL);
+		why = sk ? "no-socket-memcg" : "allocation-failed";
+		if (!sk || !mcs_compat_sock_set_memcg(sk, memcg))
+			goto put;
+		real.target = sk;
+	}
+	empty.target = real.target;
+	seq_printf(m, " skmem_pages=1 skmem_fn=%s", fn);
+	why = kc_measure(m, "skmem", kc_skmem_time, &real, &empty);
+put:
+	kfree(sk);
+	mem_cgroup_put(memcg);
+out:
+	if (why)
+		kc_unsupported(m, "skmem", why);
 }
 
 static int kernel_cost_show(struct seq_file *m, void *v)
@@ -247,6 +474,8 @@ static int kernel_cost_show(struct seq_file *m, void *v)
 	kc_print(m, "page_plain_ns", pp);
 	kc_print(m, "page_accounting_ns", kc_diff(pa, pp));
 	kc_page_counter(m);
+	kc_obj_stock(m);
+	kc_page_stock(m);
 	seq_puts(m, " verdict=PASS\n");
 out:
 	mcs_harness_release(MCS_USER_BENCH);

@@ -16,6 +16,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/ktime.h>
 #include <linux/seq_buf.h>
 #include <linux/workqueue.h>
 
@@ -44,31 +45,66 @@ static void nmi_check_fn(void *arg)
 		mcs_obj_uncharge(n->objcg, 300);
 }
 
-/* An NMI to this CPU, waited for (up to a second; may be atomic). */
-static bool nmi_here(void)
+/*
+ * A self-NMI normally arrives within microseconds.  The round busy-waits
+ * for it with a stock lock held and preemption off, so that wait is short;
+ * an NMI the kernel swallowed (nmi.c) must not hold the CPU for long.
+ * After the lock is dropped, a late NMI is waited for a while longer,
+ * sleeping, only to say in the report what became of it.
+ */
+#define NMI_HELD_WAIT_US	5000
+#define NMI_LATE_WAIT_MS	1000
+
+/* What became of a round's NMI. */
+enum nmi_fate { NMI_ON_TIME, NMI_NOT_SENT, NMI_LATE, NMI_NEVER };
+
+/* An NMI to this CPU, busy-waited for up to NMI_HELD_WAIT_US (may be atomic). */
+static enum nmi_fate nmi_here(void)
 {
 	int cpu = smp_processor_id(), i;
 
 	if (!mcs_nmi_raise(cpu))
-		return false;
-	for (i = 0; i < 100000 && mcs_nmi_pending(cpu); i++)
+		return NMI_NOT_SENT;
+	for (i = 0; i < NMI_HELD_WAIT_US / 10 && mcs_nmi_pending(cpu); i++)
 		ndelay(10000);
-	return !mcs_nmi_pending(cpu);
+	return mcs_nmi_pending(cpu) ? NMI_NEVER : NMI_ON_TIME;
+}
+
+/*
+ * The NMI of a round was not there in time: wait for it without the lock.
+ * One that never comes is forgotten, so that the next round can send.
+ */
+static enum nmi_fate nmi_late(int cpu, unsigned int *late_ms)
+{
+	ktime_t start = ktime_get();
+
+	while (mcs_nmi_pending(cpu) && ktime_ms_delta(ktime_get(), start) < NMI_LATE_WAIT_MS)
+		usleep_range(500, 1000);
+	*late_ms = ktime_ms_delta(ktime_get(), start);
+	if (!mcs_nmi_pending(cpu))
+		return NMI_LATE;
+	mcs_nmi_forget(cpu);
+	return NMI_NEVER;
 }
 
 enum nmi_held { HELD_NONE, HELD_MEMCG, HELD_OBJ };
 
-/* One NMI while @held is locked by this task; the events it caused. */
-static bool nmi_round(struct nmi_check *n, enum nmi_held held, unsigned long *fails,
-		      unsigned long *hits)
+/*
+ * One NMI while @held is locked by this task; the events it caused.
+ * Return: NMI_ON_TIME when the NMI ran while @held was locked.
+ */
+static enum nmi_fate nmi_round(struct nmi_check *n, enum nmi_held held, unsigned long *fails,
+			       unsigned long *hits, unsigned int *late_ms)
 {
 	struct mcs_memcg_stat before, after;
-	bool delivered;
+	enum nmi_fate fate = NMI_NOT_SENT;
+	int cpu;
 
 	n->page_ret = -EINPROGRESS;
 	n->obj_ret = -EINPROGRESS;
 	n->in_nmi = false;
 	migrate_disable();
+	cpu = smp_processor_id();
 	/* this CPU's stocks cache the memcg and the objcg */
 	if (!mcs_charge_pages(n->memcg, GFP_KERNEL, 1))
 		mcs_uncharge_pages(n->memcg, 1);
@@ -76,19 +112,21 @@ static bool nmi_round(struct nmi_check *n, enum nmi_held held, unsigned long *fa
 		mcs_obj_uncharge(n->objcg, 8);
 	mcs_memcg_stat(n->memcg, &before);
 	if (held == HELD_MEMCG && local_trylock(&mcs_memcg_stock.lock)) {
-		delivered = nmi_here();
+		fate = nmi_here();
 		local_unlock(&mcs_memcg_stock.lock);
 	} else if (held == HELD_OBJ && local_trylock(&mcs_obj_stock.lock)) {
-		delivered = nmi_here();
+		fate = nmi_here();
 		local_unlock(&mcs_obj_stock.lock);
-	} else {
-		delivered = held == HELD_NONE && nmi_here();
+	} else if (held == HELD_NONE) {
+		fate = nmi_here();
 	}
+	if (fate == NMI_NEVER)
+		fate = nmi_late(cpu, late_ms);
 	migrate_enable();
 	mcs_memcg_stat(n->memcg, &after);
 	*fails = after.events[MCS_TRYLOCK_FAIL] - before.events[MCS_TRYLOCK_FAIL];
 	*hits = after.events[MCS_STOCK_HIT] - before.events[MCS_STOCK_HIT];
-	return delivered;
+	return fate;
 }
 
 int mcs_selfcheck_nmi(struct seq_buf *log)
@@ -96,6 +134,7 @@ int mcs_selfcheck_nmi(struct seq_buf *log)
 	static const char * const held_names[] = { "no stock", "memcg stock", "obj stock" };
 	struct mcs_check_ctx ctx = { .log = log };
 	unsigned long fails, hits;
+	unsigned int late_ms = 0;
 	struct nmi_check *n;
 	enum nmi_held held;
 	int ret;
@@ -120,9 +159,19 @@ int mcs_selfcheck_nmi(struct seq_buf *log)
 		goto out;
 	}
 	for (held = HELD_NONE; held <= HELD_OBJ; held++) {
-		bool delivered = nmi_round(n, held, &fails, &hits);
+		enum nmi_fate fate = nmi_round(n, held, &fails, &hits, &late_ms);
 
-		MCS_CHECK(&ctx, delivered, "%s: NMI not delivered", held_names[held]);
+		MCS_CHECK(&ctx, fate != NMI_NOT_SENT,
+			  "%s: no NMI sent (stock lock busy, or an NMI still pending)",
+			  held_names[held]);
+		MCS_CHECK(&ctx, fate != NMI_LATE,
+			  "%s: no NMI arrived within %d ms with the lock held; it came %u ms after",
+			  held_names[held], NMI_HELD_WAIT_US / 1000, late_ms);
+		MCS_CHECK(&ctx, fate != NMI_NEVER,
+			  "%s: no NMI arrived within %d ms, nor %d ms after (swallowed?)",
+			  held_names[held], NMI_HELD_WAIT_US / 1000, NMI_LATE_WAIT_MS);
+		if (fate != NMI_ON_TIME)
+			break;
 		MCS_CHECK(&ctx, n->in_nmi, "%s", held_names[held]);
 		MCS_CHECK(&ctx, !n->page_ret && !n->obj_ret, "%s: %d %d", held_names[held],
 			  n->page_ret, n->obj_ret);

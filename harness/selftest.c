@@ -31,14 +31,6 @@ static char *selftest_log;
 
 static atomic_t harness_user = ATOMIC_INIT(MCS_USER_NONE);
 
-static const char * const harness_user_names[] = {
-	[MCS_USER_NONE] = "nobody",
-	[MCS_USER_STRESS] = "a stress run",
-	[MCS_USER_BENCH] = "a benchmark",
-	[MCS_USER_SELFTEST] = "a self-check",
-	[MCS_USER_CONFIG] = "a config write",
-};
-
 /**
  * mcs_harness_claim() - become the one user of the debugfs harness
  * @user: who claims
@@ -51,13 +43,26 @@ static const char * const harness_user_names[] = {
  */
 int mcs_harness_claim(enum mcs_harness_user user)
 {
+	return atomic_cmpxchg(&harness_user, MCS_USER_NONE, user) == MCS_USER_NONE ? 0 : -EBUSY;
+}
+
+/**
+ * mcs_harness_claim_write() - mcs_harness_claim() for a debugfs write
+ * @in: the write that claims
+ * @user: who claims
+ *
+ * A refusal is recorded in error_log, with the user found holding the
+ * harness.
+ *
+ * Return: 0, or -EBUSY.
+ */
+int mcs_harness_claim_write(struct mcs_input *in, enum mcs_harness_user user)
+{
 	int old = atomic_cmpxchg(&harness_user, MCS_USER_NONE, user);
 
 	if (old == MCS_USER_NONE)
 		return 0;
-	pr_warn_ratelimited("memcg_stock: %s refused: %s is in progress\n",
-			    harness_user_names[user], harness_user_names[old]);
-	return -EBUSY;
+	return mcs_input_error(in, mcs_error_busy(old), NULL, -EBUSY);
 }
 
 /**
@@ -99,22 +104,18 @@ static int selftest_stock(struct seq_buf *log)
 static ssize_t selftest_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
+	struct mcs_input in;
 	struct seq_buf log;
 	int which, ret = 0;
-	char *cmd;
 
-	cmd = mcs_input_copy("selftest", ubuf, count, SELFTEST_CMD_MAX, false);
-	if (IS_ERR(cmd))
-		return PTR_ERR(cmd);
-	which = mcs_input_match("selftest", "check", cmd, selftest_names,
-				ARRAY_SIZE(selftest_names));
-	kfree(cmd);
-	if (which < 0)
-		return which;
-
-	ret = mcs_harness_claim(MCS_USER_SELFTEST);
+	ret = mcs_input_copy(&in, "selftest", ubuf, count, SELFTEST_CMD_MAX, false);
 	if (ret)
 		return ret;
+	which = mcs_input_match(&in, in.buf, selftest_names, ARRAY_SIZE(selftest_names));
+	if (which >= 0)
+		ret = mcs_harness_claim_write(&in, MCS_USER_SELFTEST);
+	if (which < 0 || ret)
+		goto out;
 	mutex_lock(&selftest_mutex);
 	seq_buf_init(&log, selftest_log, SELFTEST_LOG_SIZE);
 	if (which == CHECK_NMI)
@@ -131,9 +132,13 @@ static ssize_t selftest_write(struct file *file, const char __user *ubuf,
 	mcs_harness_release(MCS_USER_SELFTEST);
 
 	/* a check that could not run says why (-ENOMEM); a failed one is -EIO */
-	if (ret == -ENOMEM)
-		return ret;
-	return ret ? -EIO : count;
+	if (ret)
+		ret = mcs_input_error(&in, MCS_ERR_FAILED, NULL, ret == -ENOMEM ? ret : -EIO);
+out:
+	mcs_input_free(&in);
+	if (which < 0)
+		return which;
+	return ret ?: count;
 }
 
 static ssize_t selftest_read(struct file *file, char __user *ubuf,

@@ -15,7 +15,8 @@
  * every task worker spent its ops budget, stop them, release every live
  * charge, drain every stock synchronously, and check the invariants
  * exactly: nothing the case charged may be left anywhere.  Each case gets
- * one summary line in the kernel log and a block in "results".
+ * a block in "results"; the kernel log (mcs_log()) gets the violations and
+ * the summary line of a case that failed or that module exit stopped.
  *
  * Load generators:
  *  - per CPU: "threads" bound kthreads (task context), a hard-mode hrtimer
@@ -123,6 +124,7 @@
 #define STRESS_CMD_MAX		31	/* characters of a run command */
 #define STRESS_LOGGED		8	/* violations logged per case */
 #define STRESS_VIOLATION_LEN	640
+#define STRESS_SUMMARY_LEN	384	/* a case's summary line */
 
 /* Trylock-failure buckets (see stress_probe): one per tree memcg, one for churn. */
 #define STRESS_CHURN_BUCKET	STRESS_MAX_MEMCGS

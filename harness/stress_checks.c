@@ -27,6 +27,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "../design_hahn_v6.h"
 #include "stress.h"
 
 /* ---- invariant checks --------------------------------------------------------------- */
@@ -66,13 +67,22 @@ static void stress_check_stocks(struct stress_run *run)
 		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
 		struct mcs_obj73_stock *os73 = per_cpu_ptr(&mcs_obj73_stock, cpu);
 		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
+		struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
+		struct mcs_page_counter *counter;
 		struct mcs_memcg *memcg;
 		struct mcs_objcg *objcg;
 
-		for (i = 0; i <= NR_MEMCG_STOCK; i++) {
-			/* the decoupled slots, then the coupled stock's one */
-			memcg = i < NR_MEMCG_STOCK ? READ_ONCE(ms->cached[i]) :
-						     READ_ONCE(cs->cached);
+		for (i = 0; i <= 2 * NR_MEMCG_STOCK; i++) {
+			/* the decoupled slots, the coupled stock's one, hahn-v6's */
+			if (i < NR_MEMCG_STOCK) {
+				memcg = READ_ONCE(ms->cached[i]);
+			} else if (i == NR_MEMCG_STOCK) {
+				memcg = READ_ONCE(cs->cached);
+			} else {
+				counter = READ_ONCE(hs->cached[i - NR_MEMCG_STOCK - 1]);
+				memcg = counter ? container_of(counter, struct mcs_memcg, memory) :
+						  NULL;
+			}
 			if (memcg && stress_owns(run, memcg) && !nr_memcg++) {
 				where = cpu;
 				id = memcg->id;

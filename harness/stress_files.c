@@ -26,6 +26,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "../design_hahn_v6.h"
 #include "stress.h"
 
 static const struct stress_config stress_defaults = {
@@ -89,30 +90,29 @@ struct config_update {
 	unsigned int value[ARRAY_SIZE(stress_keys)];
 	unsigned long seen;
 	int mode;			/* -1: no mode= token */
+	const char *mode_tok;		/* the mode= token, for error_log */
 };
 
-#define CONFIG_WHAT	"stress: config"
-
-static int config_parse_mode(const char *value, struct config_update *up)
+static int config_parse_mode(struct mcs_input *in, char *name, const char *value,
+			     struct config_update *up)
 {
 	const char *names[NR_MCS_MODES];
 	int i;
 
-	if (up->mode >= 0) {
-		pr_warn("memcg_stock: stress: config: key 'mode' given twice\n");
-		return -EINVAL;
-	}
+	if (up->mode >= 0)
+		return mcs_input_error(in, MCS_ERR_TWICE, name, -EINVAL);
 	for (i = 0; i < NR_MCS_MODES; i++)
 		names[i] = mcs_stock_mode_name(i);
-	i = mcs_input_match(CONFIG_WHAT, STRESS_MODE_KEY, value, names, NR_MCS_MODES);
+	i = mcs_input_match(in, value, names, NR_MCS_MODES);
 	if (i < 0)
 		return i;
 	up->mode = i;
+	up->mode_tok = name;
 	return 0;
 }
 
 /* One key=value token, checked by mcs_input_copy() for its shape. */
-static int config_parse_token(char *tok, struct config_update *up)
+static int config_parse_token(struct mcs_input *in, char *tok, struct config_update *up)
 {
 	const char *names[ARRAY_SIZE(stress_keys) + 1];
 	const struct stress_key *key;
@@ -120,25 +120,22 @@ static int config_parse_token(char *tok, struct config_update *up)
 	unsigned int i, v;
 	int ret;
 
-	ret = mcs_input_kv(CONFIG_WHAT, tok, &name, &value);
+	ret = mcs_input_kv(in, tok, &name, &value);
 	if (ret)
 		return ret;
 	for (i = 0; i < ARRAY_SIZE(stress_keys); i++)
 		names[i] = stress_keys[i].name;
 	names[i] = STRESS_MODE_KEY;
-	ret = mcs_input_key(CONFIG_WHAT, name, names, ARRAY_SIZE(names));
+	ret = mcs_input_key(in, name, names, ARRAY_SIZE(names));
 	if (ret < 0)
 		return ret;
 	i = ret;
 	if (i == ARRAY_SIZE(stress_keys))
-		return config_parse_mode(value, up);
+		return config_parse_mode(in, name, value, up);
 	key = &stress_keys[i];
-	if (up->seen & BIT(i)) {
-		pr_warn("memcg_stock: stress: config: key '%s' given twice\n", key->name);
-		return -EINVAL;
-	}
-	ret = mcs_input_uint(CONFIG_WHAT, key->name, value, key->min, key->max,
-			     key->zero_off, &v);
+	if (up->seen & BIT(i))
+		return mcs_input_error(in, MCS_ERR_TWICE, name, -EINVAL);
+	ret = mcs_input_uint(in, value, key->min, key->max, key->zero_off, &v);
 	if (ret)
 		return ret;
 	up->value[i] = v;
@@ -151,30 +148,28 @@ static int config_parse_token(char *tok, struct config_update *up)
  * in progress (they switch the stock mode too) makes it -EBUSY, and so
  * does a stress run, which holds the claim from its start to its end.
  */
-static int config_apply(const struct config_update *up)
+static int config_apply(struct mcs_input *in, const struct config_update *up)
 {
 	unsigned int i;
 	int ret = 0;
 
 	mutex_lock(&stress_mutex);
 	if (stress_dead) {
-		ret = -ENODEV;
+		ret = mcs_input_error(in, MCS_ERR_UNLOADING, NULL, -ENODEV);
 		goto unlock;
 	}
 	if (stress_run.state == STATE_RUNNING) {
-		pr_warn("memcg_stock: stress: config: a run is in progress\n");
-		ret = -EBUSY;
+		ret = mcs_input_error(in, MCS_ERR_BUSY_STRESS, NULL, -EBUSY);
 		goto unlock;
 	}
-	ret = mcs_harness_claim(MCS_USER_CONFIG);
+	ret = mcs_harness_claim_write(in, MCS_USER_CONFIG);
 	if (ret)
 		goto unlock;
 	/* the only step that can fail comes first: a refusal changes nothing */
 	if (up->mode >= 0) {
 		ret = mcs_stock_set_mode(up->mode);
 		if (ret)
-			pr_warn("memcg_stock: stress: config: mode=%s: %pe\n",
-				mcs_stock_mode_name(up->mode), ERR_PTR(ret));
+			mcs_input_error(in, MCS_ERR_MODE, up->mode_tok, ret);
 	}
 	if (!ret)
 		for (i = 0; i < ARRAY_SIZE(stress_keys); i++)
@@ -195,19 +190,20 @@ static ssize_t config_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	struct config_update up = { .mode = -1 };
-	char *buf, *cursor, *tok;
-	int ret = 0;
+	struct mcs_input in;
+	char *cursor, *tok;
+	int ret;
 
 	BUILD_BUG_ON(ARRAY_SIZE(stress_keys) > BITS_PER_LONG);
-	buf = mcs_input_copy(CONFIG_WHAT, ubuf, count, STRESS_LINE_MAX, true);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	cursor = buf;
+	ret = mcs_input_copy(&in, "config", ubuf, count, STRESS_LINE_MAX, true);
+	if (ret)
+		return ret;
+	cursor = in.buf;
 	while (!ret && (tok = mcs_input_next(&cursor)))
-		ret = config_parse_token(tok, &up);
+		ret = config_parse_token(&in, tok, &up);
 	if (!ret)
-		ret = config_apply(&up);
-	kfree(buf);
+		ret = config_apply(&in, &up);
+	mcs_input_free(&in);
 	return ret ?: count;
 }
 
@@ -250,35 +246,23 @@ static const struct file_operations config_fops = {
  * nmi=unsupported in their results.)  The case about NMI alone on a kernel
  * without NMIs is refused with -EOPNOTSUPP.
  */
-static int stress_cases_runnable(const struct stress_config *cfg, int first,
-				 unsigned int nr)
+static int stress_cases_runnable(struct mcs_input *in, const struct stress_config *cfg,
+				 int first, unsigned int nr)
 {
 	unsigned int k;
 
 	for (k = 0; first >= 0 && k < nr; k++) {
 		const struct stress_case *sc = &stress_cases[first + k];
 
-		if ((sc->flags & CASE_HARDIRQ) && !cfg->hardirq_us) {
-			pr_warn("memcg_stock: stress: run: case %s needs hardirq context, but hardirq_us=0 (off)\n",
-				sc->name);
-			return -EINVAL;
-		}
-		if ((sc->flags & CASE_DRAIN) && !cfg->drain_ms) {
-			pr_warn("memcg_stock: stress: run: case %s needs the drainer, but drain_ms=0 (off)\n",
-				sc->name);
-			return -EINVAL;
-		}
-		if ((sc->flags & CASE_NMI_ONLY) && !cfg->nmi_us) {
-			pr_warn("memcg_stock: stress: run: case %s needs NMI context, but nmi_us=0 (off)\n",
-				sc->name);
-			return -EINVAL;
-		}
+		if ((sc->flags & CASE_HARDIRQ) && !cfg->hardirq_us)
+			return mcs_input_error(in, MCS_ERR_NEEDS_HARDIRQ, NULL, -EINVAL);
+		if ((sc->flags & CASE_DRAIN) && !cfg->drain_ms)
+			return mcs_input_error(in, MCS_ERR_NEEDS_DRAIN, NULL, -EINVAL);
+		if ((sc->flags & CASE_NMI_ONLY) && !cfg->nmi_us)
+			return mcs_input_error(in, MCS_ERR_NEEDS_NMI, NULL, -EINVAL);
 		/* alone it is refused; within "all" it is skipped and says so */
-		if ((sc->flags & CASE_NMI_ONLY) && nr == 1 && !mcs_nmi_supported()) {
-			pr_warn("memcg_stock: stress: run: case %s needs NMI context, but this kernel has no NMI source (UML, non-x86): nmi=unsupported\n",
-				sc->name);
-			return -EOPNOTSUPP;
-		}
+		if ((sc->flags & CASE_NMI_ONLY) && nr == 1 && !mcs_nmi_supported())
+			return mcs_input_error(in, MCS_ERR_NO_NMI, NULL, -EOPNOTSUPP);
 	}
 	return 0;
 }
@@ -289,25 +273,24 @@ static int stress_cases_runnable(const struct stress_config *cfg, int first,
  * self-check or a config write cannot change the stock mode or the
  * global counters under it.
  */
-static int stress_start(int first, unsigned int nr)
+static int stress_start(struct mcs_input *in, int first, unsigned int nr)
 {
 	struct stress_run *run = &stress_run;
 	int ret;
 
 	mutex_lock(&stress_mutex);
 	if (stress_dead) {
-		ret = -ENODEV;
+		ret = mcs_input_error(in, MCS_ERR_UNLOADING, NULL, -ENODEV);
 		goto unlock;
 	}
 	if (run->state == STATE_RUNNING) {
-		pr_warn("memcg_stock: stress: run: a run is in progress\n");
-		ret = -EBUSY;
+		ret = mcs_input_error(in, MCS_ERR_BUSY_STRESS, NULL, -EBUSY);
 		goto unlock;
 	}
-	ret = stress_cases_runnable(&stress_config, first, nr);
+	ret = stress_cases_runnable(in, &stress_config, first, nr);
 	if (ret)
 		goto unlock;
-	ret = mcs_harness_claim(MCS_USER_STRESS);
+	ret = mcs_harness_claim_write(in, MCS_USER_STRESS);
 	if (ret)
 		goto unlock;
 	run->base = stress_config;
@@ -336,38 +319,35 @@ static void stress_stop(void)
 static ssize_t run_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
 {
-	char *buf, *cursor, *cmd;
+	struct mcs_input in;
+	char *cursor, *cmd;
 	unsigned int i;
 	int ret;
 
-	buf = mcs_input_copy("stress: run", ubuf, count, STRESS_CMD_MAX, false);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	cursor = buf;
+	ret = mcs_input_copy(&in, "run", ubuf, count, STRESS_CMD_MAX, false);
+	if (ret)
+		return ret;
+	cursor = in.buf;
 	cmd = mcs_input_next(&cursor);
 	if (cursor) {
-		pr_warn("memcg_stock: stress: run: one command expected\n");
-		ret = -EINVAL;
+		ret = mcs_input_error(&in, MCS_ERR_ONE_COMMAND, cursor, -EINVAL);
 	} else if (!strcmp(cmd, "stop") || !strcmp(cmd, "0")) {
 		stress_stop();
 		ret = 0;
 	} else if (!strcmp(cmd, "1")) {
-		ret = stress_start(-1, 1);
+		ret = stress_start(&in, -1, 1);
 	} else if (!strcmp(cmd, "all")) {
-		ret = stress_start(0, ARRAY_SIZE(stress_cases));
+		ret = stress_start(&in, 0, ARRAY_SIZE(stress_cases));
 	} else {
 		for (i = 0; i < ARRAY_SIZE(stress_cases); i++)
 			if (!strcmp(cmd, stress_cases[i].name))
 				break;
-		if (i < ARRAY_SIZE(stress_cases)) {
-			ret = stress_start(i, 1);
-		} else {
-			pr_warn("memcg_stock: stress: run: '%s': expected 1, all, stop or a case name\n",
-				cmd);
-			ret = -EINVAL;
-		}
+		if (i < ARRAY_SIZE(stress_cases))
+			ret = stress_start(&in, i, 1);
+		else
+			ret = mcs_input_error(&in, MCS_ERR_COMMAND, cmd, -EINVAL);
 	}
-	kfree(buf);
+	mcs_input_free(&in);
 	return ret ?: count;
 }
 
@@ -601,6 +581,22 @@ static void stocks_show_obj73(struct seq_file *m, int cpu)
 			   READ_ONCE(os->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
 }
 
+/* The slots of mode "hahn-v6"'s stock, keyed by a memcg's page counter. */
+static void stocks_show_hahn_v6(struct seq_file *m, int cpu)
+{
+	struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++) {
+		struct mcs_page_counter *counter = READ_ONCE(hs->cached[i]);
+
+		if (counter)
+			seq_printf(m, "cpu=%d stock=hahn_v6 slot=%d memcg=%u pages=%u\n", cpu, i,
+				   container_of(counter, struct mcs_memcg, memory)->id,
+				   READ_ONCE(hs->nr_pages[i]));
+	}
+}
+
 /*
  * Other CPUs' stocks are read without their locks, the way the drain
  * decides what to drain: slot contents may be stale, the memcgs and objcgs
@@ -641,6 +637,7 @@ static int stocks_show(struct seq_file *m, void *v)
 				   READ_ONCE(os->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
 		stocks_show_obj73(m, cpu);
 		stocks_show_coupled(m, cpu);
+		stocks_show_hahn_v6(m, cpu);
 	}
 	rcu_read_unlock();
 	return 0;

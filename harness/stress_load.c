@@ -55,7 +55,7 @@ void stress_violation(struct stress_run *run, enum stress_check check,
 		len = strlen(res->violations);
 		scnprintf(res->violations + len, sizeof(res->violations) - len,
 			  "%s%s: %s", len ? "; " : "", stress_check_names[check], msg);
-		pr_warn("memcg_stock: stress: %s: invariant violated: %s: %s\n",
+		mcs_log("stress: %s: invariant violated: %s: %s\n",
 			res->name, stress_check_names[check], msg);
 	}
 	mutex_unlock(&stress_mutex);
@@ -980,7 +980,7 @@ int stress_actors_start(struct stress_run *run)
 	return 0;
 
 err:
-	pr_warn("memcg_stock: stress: cannot start the %s: %pe\n", a->name, ERR_PTR(ret));
+	mcs_log("stress: cannot start the %s: %pe\n", a->name, ERR_PTR(ret));
 	stress_actors_stop(run);
 	return ret;
 }

@@ -276,8 +276,14 @@ static int stress_load(struct stress_run *run)
 	return ret;
 }
 
+/*
+ * A case's summary line: its block in "results" has it all, so the kernel
+ * log gets it only when the case failed, or when module exit stopped the
+ * run (then nobody reads "results" any more); otherwise pr_debug().
+ */
 static void stress_report(struct stress_result *res)
 {
+	char line[STRESS_SUMMARY_LEN];
 	const struct stress_tally *t = res->ctx;
 	unsigned long hits = res->events[MCS_STOCK_HIT];
 	unsigned long lookups = hits + res->events[MCS_STOCK_MISS];
@@ -293,14 +299,19 @@ static void stress_report(struct stress_result *res)
 	period = irqs ? div64_u64(res->elapsed_us * max(res->cpus, 1U), irqs) : 0;
 	mops = div64_u64(ops * 1000, max_t(u64, res->elapsed_us, 1));
 	hit = lookups ? div64_u64((u64)hits * 10000, lookups) : 0;
-	pr_info("memcg_stock: stress: %s %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu nmi %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu hardirq_period_us=%llu nmi=%s\n",
-		res->name, res->nr_violations ? "FAIL" : "PASS", stress_status_names[res->status],
-		ops, t[CTX_TASK].ops,
-		t[CTX_SOFTIRQ].ops, t[CTX_HARDIRQ].ops, t[CTX_CHURN].ops, t[CTX_NMI].ops,
-		mops / 1000, mops % 1000, hit / 100, hit % 100, res->events[MCS_TRYLOCK_FAIL],
-		refusals, res->drains_async + res->drains_sync,
-		res->churn_created, res->alloc_failures, stress_feature_names[res->hotplug],
-		res->hotplug_cycles, period, stress_feature_names[res->nmi]);
+	scnprintf(line, sizeof(line),
+		  "stress: %s %s %s ops=%llu (task %lu softirq %lu hardirq %lu churn %lu nmi %lu) %llu.%03llu Mops/s hit=%llu.%02llu%% trylock_fail=%lu refusals=%lu drains=%lu churn=%lu alloc_failures=%lu hotplug=%s/%lu hardirq_period_us=%llu nmi=%s\n",
+		  res->name, res->nr_violations ? "FAIL" : "PASS", stress_status_names[res->status],
+		  ops, t[CTX_TASK].ops,
+		  t[CTX_SOFTIRQ].ops, t[CTX_HARDIRQ].ops, t[CTX_CHURN].ops, t[CTX_NMI].ops,
+		  mops / 1000, mops % 1000, hit / 100, hit % 100, res->events[MCS_TRYLOCK_FAIL],
+		  refusals, res->drains_async + res->drains_sync,
+		  res->churn_created, res->alloc_failures, stress_feature_names[res->hotplug],
+		  res->hotplug_cycles, period, stress_feature_names[res->nmi]);
+	if (res->nr_violations || READ_ONCE(stress_dead))
+		mcs_log("%s", line);
+	else
+		pr_debug("memcg_stock: %s", line);
 }
 
 /*
@@ -312,8 +323,8 @@ static void stress_skip(struct stress_result *res)
 	mutex_lock(&stress_mutex);
 	res->status = STATUS_SKIPPED;
 	mutex_unlock(&stress_mutex);
-	pr_info("memcg_stock: stress: %s SKIP: this kernel has no NMI source (UML, non-x86): nmi=%s\n",
-		res->name, stress_feature_names[res->nmi]);
+	pr_debug("memcg_stock: stress: %s SKIP: this kernel has no NMI source (UML, non-x86): nmi=%s\n",
+		 res->name, stress_feature_names[res->nmi]);
 }
 
 /* One case: build, load, stop, release, drain, check, tear down. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the stock modes: every mode (decoupled, coupled, none,
- * decoupled-owner, percpu-counter, decoupled-7.3) keeps pages and bytes
- * exact under load from every context, and a mode switch leaves nothing
- * cached.  The benchmark's control "coupled-noirq"
+ * decoupled-owner, percpu-counter, hahn-v4, hahn-v6, decoupled-7.3) keeps
+ * pages and bytes exact under load from every context, and a mode
+ * switch leaves nothing cached.  The benchmark's control "coupled-noirq"
  * is refused here (mcs_stock_set_mode()); the benchmark's own exactness
  * check (bench_badinput) covers it.
  */
@@ -19,10 +19,16 @@
 
 static const enum mcs_stock_mode modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER,
-	MCS_MODE_PERCPU_COUNTER, MCS_MODE_DECOUPLED_73,
+	MCS_MODE_PERCPU_COUNTER, MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6, MCS_MODE_DECOUPLED_73,
 };
 
-/* Pages held for @memcg in its per-CPU counts (design "percpu-counter"). */
+/* The modes whose stock is the memcg's per-CPU counts (stock_designs.h). */
+static bool mode_uses_counts(enum mcs_stock_mode mode)
+{
+	return mode == MCS_MODE_PERCPU_COUNTER || mode == MCS_MODE_HAHN_V4;
+}
+
+/* Pages held for @memcg in its per-CPU counts ("percpu-counter", "hahn-v4"). */
 static long counter_stock_pages(struct mcs_memcg *memcg)
 {
 	long sum = 0;
@@ -121,7 +127,7 @@ static void mode_switch_drains(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 		KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
 		KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
-	} else if (mode == MCS_MODE_PERCPU_COUNTER) {
+	} else if (mode_uses_counts(mode)) {
 		/* the counts beside the counter hold the batch, no reference */
 		KUNIT_EXPECT_EQ(test, (long)mcs_memcg_usage(memcg), counter_stock_pages(memcg));
 		KUNIT_EXPECT_GT(test, mcs_memcg_usage(memcg), 1UL);
@@ -189,6 +195,7 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
 		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
 		struct mcs_obj73_stock *os73 = per_cpu_ptr(&mcs_obj73_stock, cpu);
 		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
+		struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
 
 		*where = cpu;
 		/* "decoupled-7.3" has the memcg stock, not the obj stock */
@@ -208,9 +215,13 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
 		    (READ_ONCE(cs->cached) == l->memcg ||
 		     READ_ONCE(cs->cached_objcg) == l->objcg))
 			return true;
-		if (mode != MCS_MODE_PERCPU_COUNTER &&
+		if (!mode_uses_counts(mode) &&
 		    atomic_read(per_cpu_ptr(l->memcg->counter_stock, cpu)))
 			return true;
+		if (mode != MCS_MODE_HAHN_V6)
+			for (i = 0; i < NR_MEMCG_STOCK; i++)
+				if (READ_ONCE(hs->cached[i]) == &l->memcg->memory)
+					return true;
 	}
 	return false;
 }
@@ -229,15 +240,19 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
 /*
  * the rotation: every mode, the benchmark's control between its two
  * neighbours, "decoupled-owner" from and to "decoupled" and from "none",
- * "percpu-counter" from and to a design with per-CPU structs,
- * "decoupled-7.3" from "percpu-counter" and to and from "decoupled-owner"
- * and on to "decoupled" (the rotation's wrap)
+ * "percpu-counter" from and to a design with per-CPU structs, "hahn-v4"
+ * from and to "percpu-counter" (their shared counts), "hahn-v6" from
+ * and to designs with per-CPU structs, "decoupled-7.3" from
+ * "percpu-counter" and to and from "decoupled-owner" and on to
+ * "decoupled" (the rotation's wrap)
  */
 static const enum mcs_stock_mode fence_modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_DECOUPLED,
 	MCS_MODE_COUPLED, MCS_MODE_COUPLED_NOIRQ, MCS_MODE_COUPLED,
 	MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_COUPLED_NOIRQ,
 	MCS_MODE_PERCPU_COUNTER, MCS_MODE_DECOUPLED, MCS_MODE_PERCPU_COUNTER,
+	MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6, MCS_MODE_DECOUPLED, MCS_MODE_HAHN_V6,
+	MCS_MODE_HAHN_V4, MCS_MODE_PERCPU_COUNTER,
 	MCS_MODE_DECOUPLED_73, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_DECOUPLED_73,
 };
 
@@ -769,6 +784,7 @@ static void restore_batch(void *unused)
 /* the designs that batch, each with a batch below the default */
 static const enum mcs_stock_mode batching_modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_PERCPU_COUNTER,
+	MCS_MODE_HAHN_V6,
 	MCS_MODE_DECOUPLED_73,
 };
 
@@ -816,6 +832,104 @@ static void charge_batch_is_a_parameter(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_batch(MCS_CHARGE_BATCH), 0);
 }
 
+/* ---- the two shapes of the per-counter stock ------------------------------- */
+
+/*
+ * "hahn-v4": a charge that finds too few pages in this CPU's count charges
+ * a batch and keeps the surplus there, but an uncharge goes straight to the
+ * counter, on this CPU or another: the count never grows from a free, and
+ * a charge after the free is still served from what the batch left.
+ */
+static void hahn_v4_uncharge_bypasses_stock(struct kunit *test)
+{
+	unsigned int batch = mcs_charge_batch();
+	struct mcs_memcg_stat st;
+	struct mcs_memcg *memcg;
+
+	mcs_test_use_mode(test, MCS_MODE_HAHN_V4);
+	memcg = mcs_test_memcg(test, NULL);
+
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 1), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch);
+	KUNIT_EXPECT_EQ(test, counter_stock_pages(memcg), (long)batch - 1);
+	mcs_uncharge_pages(memcg, 1);
+	/* the free left the counter, not into the count */
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch - 1);
+	KUNIT_EXPECT_EQ(test, counter_stock_pages(memcg), (long)batch - 1);
+	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 2), 0);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch - 1);
+	mcs_uncharge_pages(memcg, 2);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, counter_stock_pages(memcg), (long)batch - 3);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch - 3);
+	mcs_memcg_stat(memcg, &st);
+	/* one miss (the batch), one hit, no reference held by the count */
+	KUNIT_EXPECT_EQ(test, st.events[MCS_STOCK_MISS], 1UL);
+	KUNIT_EXPECT_EQ(test, st.events[MCS_STOCK_HIT], 1UL);
+	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+}
+
+/* The slot of this CPU's "hahn-v6" stock that caches @memcg's counter, or -1. */
+static int hahn_v6_slot(struct mcs_memcg *memcg)
+{
+	struct mcs_hahn_v6_stock *stock = this_cpu_ptr(&mcs_hahn_v6_stock);
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		if (READ_ONCE(stock->cached[i]) == &memcg->memory)
+			return i;
+	return -1;
+}
+
+#define V6_MEMCGS	(NR_MEMCG_STOCK + 2)
+
+/*
+ * "hahn-v6": slots are keyed by the memcg's page counter and hold a
+ * reference; uncharges refill them; a full stock gives a newcomer a slot at
+ * once (no admission throttle), evicting round-robin from slot 0.
+ */
+static void hahn_v6_stock_keyed_by_counter(struct kunit *test)
+{
+	unsigned int batch = mcs_charge_batch();
+	struct mcs_memcg *memcg[V6_MEMCGS];
+	int i;
+
+	mcs_test_use_mode(test, MCS_MODE_HAHN_V6);
+	for (i = 0; i < V6_MEMCGS; i++)
+		memcg[i] = mcs_test_memcg(test, NULL);
+
+	migrate_disable();
+	for (i = 0; i < NR_MEMCG_STOCK; i++) {
+		KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg[i], GFP_KERNEL, 1), 0);
+		mcs_uncharge_pages(memcg[i], 1);
+		/* the free refilled the slot: the whole batch is held there */
+		KUNIT_EXPECT_EQ(test, hahn_v6_slot(memcg[i]), i);
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[i]), (unsigned long)batch);
+		KUNIT_EXPECT_EQ(test, refcount_read(&memcg[i]->refcnt), 2U);
+	}
+	/* two newcomers: slots 0 and 1 go, round-robin */
+	for (i = NR_MEMCG_STOCK; i < V6_MEMCGS; i++) {
+		KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg[i], GFP_KERNEL, 1), 0);
+		KUNIT_EXPECT_EQ(test, hahn_v6_slot(memcg[i]), i - NR_MEMCG_STOCK);
+		mcs_uncharge_pages(memcg[i], 1);
+	}
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, hahn_v6_slot(memcg[i]), -1);
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[i]), 0UL);
+		KUNIT_EXPECT_EQ(test, refcount_read(&memcg[i]->refcnt), 1U);
+	}
+	KUNIT_EXPECT_EQ(test, hahn_v6_slot(memcg[2]), 2);
+	migrate_enable();
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	for (i = 0; i < V6_MEMCGS; i++) {
+		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg[i]), 0UL);
+		KUNIT_EXPECT_EQ(test, refcount_read(&memcg[i]->refcnt), 1U);
+	}
+}
+
 static struct kunit_case mode_cases[] = {
 	KUNIT_CASE_PARAM(mode_switch_drains, mode_gen_params),
 	KUNIT_CASE_PARAM(mode_all_contexts_exact, mode_gen_params),
@@ -828,6 +942,8 @@ static struct kunit_case mode_cases[] = {
 	KUNIT_CASE_PARAM(drain_refused_outside_task, drain_ctx_gen_params),
 	KUNIT_CASE_PARAM(mode_obj_size_bounded, mode_gen_params),
 	KUNIT_CASE_PARAM(charge_batch_is_a_parameter, batching_mode_gen_params),
+	KUNIT_CASE(hahn_v4_uncharge_bypasses_stock),
+	KUNIT_CASE(hahn_v6_stock_keyed_by_counter),
 	{}
 };
 

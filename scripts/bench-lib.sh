@@ -45,6 +45,9 @@ icount_jobs() {
 	# steps, the duration only bounds them)
 	if ((n >= 2)); then
 		for wl in cross-pages cross-bytes; do emit "clients=$n workload=$wl $d"; done
+		# the same in one cgroup, from vCPUs and 4 x vCPUs clients: the
+		# shape of the kernel test robot's netperf SCTP_RR (hahn-v4)
+		for c in "$n" $((4 * n)); do emit "clients=$c workload=cross-pages shared=1 $d"; done
 	fi
 	for wl in limit-nowait limit-kernel; do
 		emit "clients=$n workload=$wl duration_ms=$((ims * 10))"
@@ -88,6 +91,8 @@ wall_jobs() {
 			emit "clients=$n workload=$wl hardirq=1 $d"
 			emit "clients=$n workload=$wl nmi=1 $d"
 		done
+		# one cgroup, each free on another CPU than its charge (hahn-v4)
+		((n < 2)) || emit "clients=$n workload=cross-pages shared=1 $d"
 	done
 }
 
@@ -107,6 +112,8 @@ running_jobs() {
 			emit "clients=$((n > 256 ? 256 : n)) workload=$wl hardirq=1 $d"
 			emit "clients=$((n > 256 ? 256 : n)) workload=$wl nmi=1 $d"
 		done
+		# one cgroup, each free on another CPU than its charge (hahn-v4)
+		((n < 2)) || emit "clients=$((n > 256 ? 256 : n)) workload=cross-pages shared=1 $d"
 	done
 }
 

@@ -18,6 +18,10 @@
 # The plugin is built against include/qemu/qemu-plugin.h of the qemu source
 # package that matches the installed qemu-system-x86 (its plugin API
 # version must match), fetched once from Debian into $MCS_CACHE/qemu-plugin.
+# The profile boots that qemu, Debian 12's 7.2, whatever MCS_QEMU says: the
+# plugin counts with the inline TB counter that qemu 9 replaced by per-vCPU
+# scoreboards.  Under icount the instructions a guest executes do not
+# depend on the emulator's version (docs/testing.md, "Emulator faults").
 #
 # Environment:
 #   PROFILE_KERNEL   kernel to profile (default deb-amd64)
@@ -40,6 +44,7 @@ blocks=${PROFILE_BLOCKS:-25}
 [[ $jobs != *duration_ms* ]] || die "PROFILE_JOBS: leave duration_ms out, PROFILE_MS sets it"
 [[ $jobs =~ [^[:space:]\;] ]] || die "PROFILE_JOBS is empty"
 command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (make deps)"
+export MCS_QEMU=system
 
 P=$MCS_OUT/profile
 rm -rf "$P"

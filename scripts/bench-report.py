@@ -22,10 +22,11 @@ import subprocess
 import sys
 import textwrap
 
-MODES = ["decoupled", "coupled", "coupled-noirq", "none", "decoupled-owner", "percpu-counter"]
+MODES = ["decoupled", "coupled", "coupled-noirq", "none", "decoupled-owner", "percpu-counter",
+         "hahn-v4", "hahn-v6"]
 NOISY = 1.3
 KEYS = ("mode", "workload", "clients", "hardirq", "nmi", "shared", "memcgs", "batch")
-BATCHING = ("decoupled", "decoupled-owner", "coupled", "percpu-counter")
+BATCHING = ("decoupled", "decoupled-owner", "coupled", "percpu-counter", "hahn-v4", "hahn-v6")
 
 # The cycle model of the primitives the modes differ in (docs/benchmark.md,
 # "Cycle model").  Every instruction counts one cycle, except these, which count
@@ -51,11 +52,14 @@ def uses(mode, workload, rt=False):
     take and one to release (the rtmutex fast path), and
     local_lock_irqsave() disables no IRQs (coupled-noirq is coupled there).
     decoupled-owner takes a preempt pair and its owner byte (plain per-CPU
-    loads and stores) per section, on PREEMPT_RT too.  percpu-counter's
-    bytes are the objcg-atomic leftover, as none's."""
+    loads and stores) per section, on PREEMPT_RT too.  percpu-counter's,
+    hahn-v4's and hahn-v6's bytes are the objcg-atomic leftover, as none's;
+    hahn-v6's pages are decoupled's section.  hahn-v4's cross-pages pair
+    (charged on one CPU, freed on another) is its pages pair: its free
+    uncharges the counters wherever it runs."""
     shared = workload.endswith("-shared")
     wl = workload.replace("-shared", "")
-    if mode == "decoupled":
+    if mode == "decoupled" or (mode == "hahn-v6" and wl == "pages"):
         return {"trylock": 2, "atomic": 4} if rt else {"trylock": 2}
     if mode == "decoupled-owner":
         return {"preempt": 2}
@@ -70,6 +74,14 @@ def uses(mode, workload, rt=False):
         # the two events' preempt pairs; the counts are per CPU, so a shared
         # memcg moves no line between CPUs in the steady state
         return {"atomic": 2, "preempt": 2}
+    if mode == "hahn-v4" and wl == "pages":
+        # a cmpxchg to take from this CPU's count and the hit event's
+        # preempt pair; the free uncharges the 3 counter levels (memcg,
+        # bench parent, root), lines every CPU of the subtree writes
+        u = {"atomic": 4, "preempt": 1}
+        if shared:
+            u["transfer"] = 3
+        return u
     if wl == "pages":
         # "none": each of the 3 counter levels (memcg, bench parent, root)
         # charged and uncharged; the miss event takes a preempt pair
@@ -184,7 +196,8 @@ out, bad, refused, garbled = [], [], [], []
 # every line of the report fits WIDTH columns: wide tables are split into
 # the mode groups below, prose is wrapped
 WIDTH = 120
-GROUPS = (("decoupled", "decoupled-owner", "percpu-counter"), ("coupled", "coupled-noirq", "none"))
+GROUPS = (("decoupled", "decoupled-owner", "percpu-counter"), ("coupled", "coupled-noirq", "none"),
+          ("hahn-v4", "hahn-v6"))
 SPREAD = 1.02   # boots of an icount figure further apart than this are both shown
 LEGEND_BOOTS = ("a figure alone: the boots agree within 2 % (the lower is shown); a/b!: the figures of "
                 "boot 1 / boot 2, more than 2 % apart, so neither is the figure")
@@ -239,7 +252,9 @@ def guest_line(meta):
     def ld(v):
         return " ".join(v.split(" ")[0:3])
     return (f"  guest: {meta.get('kernel', '?')} ({meta.get('uname', '?')}), "
-            f"{meta.get('accel', '?')}, icount {meta.get('icount', 'off')}, "
+            f"{meta.get('accel', '?')}"
+            + (f" (qemu {meta['qemu']})" if meta.get("qemu") else "")
+            + f", icount {meta.get('icount', 'off')}, "
             f"{meta.get('smp', '?')} vCPUs; load {ld(meta.get('load_before', '?'))} "
             f"-> {ld(meta.get('load_after', '?'))}")
 
@@ -526,18 +541,19 @@ for k, runs in icount.items():
     # between boots, so do its page charges (docs/benchmark.md, "Method")
     emit("  page charges per bytes pair, (hits + misses) / pairs: a page taken from a stock or "
          "charged to the counters")
-    emit(f"  {'workload':<12} | " + " ".join(f"{label(m, 'bytes'):>15}" for m in MODES))
-    for wl in ("bytes", "bytes-shared"):
-        shared = "1" if wl.endswith("shared") else "0"
-        cells = []
-        for m in MODES:
-            v = []
-            for rows, _ in runs:
-                rs = pick(rows, workload="bytes", mode=m, clients=ncpus if shared == "1" else 1,
-                          shared=shared, memcgs=1, hardirq=0, nmi="off")
-                v.append(page_charges(rs[0]) if rs else float("nan"))
-            cells.append(fb(v, 3))
-        emit(f"  {wl:<12} | " + " ".join(f"{c:>15}" for c in cells))
+    for grp in GROUPS:
+        emit(f"  {'workload':<12} | " + " ".join(f"{label(m, 'bytes'):>15}" for m in grp))
+        for wl in ("bytes", "bytes-shared"):
+            shared = "1" if wl.endswith("shared") else "0"
+            cells = []
+            for m in grp:
+                v = []
+                for rows, _ in runs:
+                    rs = pick(rows, workload="bytes", mode=m, clients=ncpus if shared == "1" else 1,
+                              shared=shared, memcgs=1, hardirq=0, nmi="off")
+                    v.append(page_charges(rs[0]) if rs else float("nan"))
+                cells.append(fb(v, 3))
+            emit(f"  {wl:<12} | " + " ".join(f"{c:>15}" for c in cells))
     # determinism
     if len(runs) > 1:
         a, b = runs[0][0], runs[1][0]
@@ -612,11 +628,11 @@ for k, runs in icount.items():
              "nothing live (first boot) / the most the design's page stocks hold here (vCPUs x "
              "memcgs each CPU's stock holds x the batch, 64; byte stocks come on top); cl: clients, "
              "mc: memcgs per client")
-        for wl in ("pages", "bytes"):
-            emit(f"  {wl:<6} cl  mc | " + " ".join(f"{label(m, wl):>15}" for m in MODES))
+        for wl, grp in ((wl, grp) for wl in ("pages", "bytes") for grp in GROUPS):
+            emit(f"  {wl:<6} cl  mc | " + " ".join(f"{label(m, wl):>15}" for m in grp))
             for c, n in [(1, 1), (1, 7), (1, 8), (1, 64), (1, 256), (2, 1), (4, 1), (8, 1)]:
                 cells = []
-                for m in MODES:
+                for m in grp:
                     rs = pick(runs[0][0], workload=wl, mode=m, clients=c, memcgs=n, hardirq=0,
                               nmi="off")
                     ok = rs and "stranded_pages" in rs[0]
@@ -676,13 +692,14 @@ emit(f"  {LEGEND_BOOTS}")
 for wl in ("pages", "bytes"):
     for k, runs in icount.items():
         emit(f"  workload={wl}, {k}")
-        emit(f"  {'clients':>7} | " + " ".join(f"{label(m, wl):>15}" for m in MODES))
-        c = 1
-        while c <= 4 * ncpus:
-            v = [fb(per_boot(runs, workload=wl, mode=m, clients=c, memcgs=1, hardirq=0,
-                             nmi="off")) for m in MODES]
-            emit(f"  {c:>7} | " + " ".join(f"{x:>15}" for x in v))
-            c *= 2
+        for grp in GROUPS:
+            emit(f"  {'clients':>7} | " + " ".join(f"{label(m, wl):>15}" for m in grp))
+            c = 1
+            while c <= 4 * ncpus:
+                v = [fb(per_boot(runs, workload=wl, mode=m, clients=c, memcgs=1, hardirq=0,
+                                 nmi="off")) for m in grp]
+                emit(f"  {c:>7} | " + " ".join(f"{x:>15}" for x in v))
+                c *= 2
 # quoted from the thread, not measured by this rig
 emit("  upstream, quoted, not measured here: Shakeel Butt, \"[PATCH v3 0/4] memcg: decouple memcg and objcg")
 emit("    stocks\", linux-mm, 6 May 2025 (!RT: the cover letter; RT: patch 1/4 of the series): netperf")
@@ -727,7 +744,7 @@ def layout_cells(path):
     return cells
 
 
-SIDE = ("decoupled", "decoupled-owner", "coupled", "percpu-counter", "none")
+SIDE = ("decoupled", "decoupled-owner", "coupled", "percpu-counter", "hahn-v4", "hahn-v6", "none")
 
 
 def refusal_rate(runs, mode, workload, batch=64):
@@ -783,6 +800,19 @@ for k, runs in icount.items():
         rk = fcount(refusal_rate(runs, m, "limit-kernel"))
         r32, r16 = (fcount(refusal_rate(runs, m, "limit-nowait", b)) for b in (32, 16))
         emit(f"  {m:<16} | {cp:>11} {cb:>11} | {rn:>19} {rk:>8} {r32:>10} {r16:>10}")
+    emit(f"  one cgroup, frees on another CPU (cross-pages shared=1, the shape of the kernel test robot's "
+         f"netperf SCTP_RR): every client charges one memcg and frees what the previous client charged, "
+         f"{ncpus} and {4 * ncpus} clients on {ncpus} vCPUs (instructions per pair; ~cycles adds the "
+         f"modelled transfers of the lines the free writes: hahn-v4 uncharges the counters on every free)")
+    emit(f"  {'design':<16} | {str(ncpus) + ' clients':>11} {'~cycles':>9} | "
+         f"{str(4 * ncpus) + ' clients':>11} {'~cycles':>9}")
+    for m in SIDE:
+        cells = []
+        for c in (ncpus, 4 * ncpus):
+            v = per_boot(runs, workload="cross-pages", mode=m, clients=c, memcgs=1, shared=1,
+                         hardirq=0, nmi="off")
+            cells.append(f"{fb(v):>11} {fcyc(v, m, 'pages-shared', prim_of.get(k, {}), '-rt-' in k):>9}")
+        emit(f"  {m:<16} | " + " | ".join(cells))
     emit("  stranded: pages still charged at the end of a workload of 1 client with 256 memcgs, and the most "
          "charged while it ran (sampled every 10 ms, at most one live page included), beside the most the "
          "design's page stocks can hold (first boot); per-CPU bytes and the cache lines a hit touches: "
@@ -882,8 +912,12 @@ for k, runs in icount.items():
 
 # 6. wall clock: one table for every wall-clock guest
 ABBR = {"decoupled": "dec", "decoupled-owner": "dec-own", "percpu-counter": "pcpu-cnt",
-        "coupled": "cpl", "coupled-noirq": "cpl-noirq", "none": "none"}
-WMODES = GROUPS[0] + GROUPS[1]
+        "coupled": "cpl", "coupled-noirq": "cpl-noirq", "none": "none", "hahn-v4": "v4",
+        "hahn-v6": "v6"}
+WMODES = GROUPS[0] + GROUPS[1] + GROUPS[2]
+# the wall-clock table's bands (its width), each with a ratio of two designs
+WBANDS = ((GROUPS[0] + GROUPS[1], ("decoupled", "coupled", "dec/cpl")),
+          (GROUPS[2], ("hahn-v4", "decoupled", "v4/dec")))
 if wall:
     emit()
     emit("== Wall clock: Mops/s (charge+uncharge pairs, all clients), median of the "
@@ -910,9 +944,8 @@ for k, ((rows, meta), (rrows, rmeta)) in wall.items():
 if wall:
     emit("  " + ", ".join(f"{a}: {m}" for m, a in ABBR.items()) + " (objcg-atomic for bytes); "
          "cl: clients, mc: memcgs per client; load (nmi): NMI load asked, the guest has none "
-         "(nmi=unsupported), so no interrupt load ran")
-    emit(f"  {'kernel':<10} {'workload':<12} {'cl':>2} {'mc':>2} {'load':<7} | " +
-         " ".join(f"{ABBR[m]:>9}" for m in WMODES) + f" | {'dec/cpl':>7}")
+         "(nmi=unsupported), so no interrupt load ran; the designs in two bands, each with a "
+         "ratio of medians: decoupled/coupled, hahn-v4/decoupled")
 wall_by = {}    # kernel -> (seen, by, rby) for the interrupt table
 for k, ((rows, meta), (rrows, rmeta)) in wall.items():
     by, rby = {}, {}
@@ -928,37 +961,48 @@ for k, ((rows, meta), (rrows, rmeta)) in wall.items():
         seen.append(kk[1:])
     # pages rows, then bytes rows
     seen.sort(key=lambda rest: rest[0] != "pages")
-    wall_by[k] = (seen, by)
-    for rest in seen:
-        cells, med = [], {}
-        for m in WMODES:
-            kk = (m,) + rest
-            rs, flag = by.get(kk, []), ""
-            vals = [float(r["mops"]) for r in rs]
-            if vals and min(vals) > 0 and max(vals) / min(vals) > NOISY and kk in rby:
-                vals = [float(r["mops"]) for r in rby[kk]]
-                flag = "r"
-                if vals and min(vals) > 0 and max(vals) / min(vals) > NOISY:
-                    flag = "!"
-            elif vals and min(vals) > 0 and max(vals) / min(vals) > NOISY:
-                flag = "!"
-            if not vals:
-                cells.append(f"{'-':>8} ")
-                med[m] = float("nan")
+    wall_by[k] = (seen, by, rby)
+
+
+def wall_cell(by, rby, kk):
+    """The median Mops/s of a wall-clock row and its noise flag (r, !, or none)."""
+    rs, flag = by.get(kk, []), ""
+    vals = [float(r["mops"]) for r in rs]
+    if vals and min(vals) > 0 and max(vals) / min(vals) > NOISY and kk in rby:
+        vals = [float(r["mops"]) for r in rby[kk]]
+        flag = "r"
+        if vals and min(vals) > 0 and max(vals) / min(vals) > NOISY:
+            flag = "!"
+    elif vals and min(vals) > 0 and max(vals) / min(vals) > NOISY:
+        flag = "!"
+    return (statistics.median(vals) if vals else float("nan")), flag
+
+
+for band, (num, den, rname) in WBANDS:
+    if not wall:
+        break
+    emit(f"  {'kernel':<10} {'workload':<18} {'cl':>2} {'mc':>2} {'load':<7} | " +
+         " ".join(f"{ABBR[m]:>9}" for m in band) + f" | {rname:>7}")
+    for k in wall:
+        seen, by, rby = wall_by[k]
+        for rest in seen:
+            cells = []
+            for m in band:
+                med, flag = wall_cell(by, rby, (m,) + rest)
+                cells.append(f"{med:>8.2f}{flag:<1}" if med == med else f"{'-':>8} ")
+            if all(c.strip() == "-" for c in cells):
                 continue
-            med[m] = statistics.median(vals)
-            cells.append(f"{med[m]:>8.2f}{flag:<1}")
-        wl = rest[0] + ("-shared" if rest[4] == "1" else "")
-        dc = med["decoupled"] / med["coupled"] if med.get("coupled") else float("nan")
-        emit(f"  {k:<10} {wl:<12} {rest[1]:>2} {rest[5]:>2} {load_label(rest):<7} | " +
-             " ".join(cells) + f" | {fmt(dc, 7, 2)}")
+            a, b = wall_cell(by, rby, (num,) + rest)[0], wall_cell(by, rby, (den,) + rest)[0]
+            wl = rest[0] + ("-shared" if rest[4] == "1" else "")
+            emit(f"  {k:<10} {wl:<18} {rest[1]:>2} {rest[5]:>2} {load_label(rest):<7} | " +
+                 " ".join(cells) + f" | {fmt(a / b if b else float('nan'), 7, 2)}")
 for k, ((rows, meta), _) in wall.items():
-    seen, by = wall_by[k]
+    seen, by, _ = wall_by[k]
     pmu_table(rows, seen, by, f"{k}, wall clock")
 # the interrupt rows of the wall-clock guests
 irows, unmeasured = [], []
 for k in wall:
-    seen, by = wall_by[k]
+    seen, by, _ = wall_by[k]
     for rest in seen:
         if rest[2] == "0" and rest[3] == "off":
             continue
@@ -1043,7 +1087,11 @@ if kcost:
                                      ("page", kc["page_account_ns"], kc["page_plain_ns"],
                                       kc["page_accounting_ns"]),
                                      ("page_counter", kc.get("pc_pair_ns"),
-                                      kc.get("pc_call_ns"), kc.get("pc_net_ns"))):
+                                      kc.get("pc_call_ns"), kc.get("pc_net_ns")),
+                                     ("obj_stock64", kc.get("obj_pair_ns"),
+                                      kc.get("obj_call_ns"), kc.get("obj_net_ns")),
+                                     ("page_stock", kc.get("skmem_pair_ns"),
+                                      kc.get("skmem_call_ns"), kc.get("skmem_net_ns"))):
             if diff is None:
                 continue
             kcost_csv.append(dict(part="kernel-accounting", kernel=k, accel=meta.get("accel", ""),
@@ -1059,6 +1107,118 @@ if kcost:
          "a whole accounting (slab hooks, objcg lookup, its stock, vmstat and, for pages, "
          "the page's memcg_data), ours is the stock's charge+uncharge alone, called directly; "
          "6.12's stock is coupled (IRQs off), 7.x's is decoupled (local_trylock).")
+
+
+# 3b. calibration: each design against the kernel stock it models.  Upstream
+# split the memcg and objcg stocks and moved them to local_trylock_t in
+# 6.16: before, the stock is "coupled", from then on "decoupled".
+CAL_GAP = 0.15  # a ratio further than this from 1 is flagged
+CAL_PAIRS = (("obj", "obj", "bytes", "obj_cgroup_charge(64 B) + obj_cgroup_uncharge"),
+             ("page", "skmem", "pages", "socket memory charge + uncharge of 1 page"))
+
+
+def kernel_series(k, meta):
+    """(major, minor) of a guest's kernel: its uname, else its name (deb-7.x-...)."""
+    for v in (meta.get("uname", ""), k.replace("deb-", "").replace("x", "0")):
+        parts = v.split(".")
+        if len(parts) > 1 and parts[0].isdigit() and parts[1][:2].rstrip("-+").isdigit():
+            return int(parts[0]), int(parts[1][:2].rstrip("-+"))
+    return None
+
+
+def models(series):
+    """The design shaped like the stock of a kernel of @series."""
+    return "decoupled" if series >= (6, 16) else "coupled"
+
+
+def kernel_pair(kc, key):
+    """The kernel's net pair (a float), or why there is none (a string)."""
+    if f"{key}_net_ns" in kc:
+        return float(kc[f"{key}_net_ns"])
+    if kc.get(key) == "unsupported":
+        return "unavailable: " + kc.get(f"{key}_reason", "no reason given")
+    if not kc:
+        return "unavailable: no kernel_cost line"
+    if kc.get("verdict") != "PASS":
+        return "unavailable: " + kc.get("reason", "kernel_cost failed")
+    return "unavailable: not in the kernel_cost line"
+
+
+def ours_less_floor(boots, mode, wl):
+    """A design's 1-client, 1-memcg pair less the floor, per boot."""
+    return [one(rows, workload=wl, mode=mode, clients=1, memcgs=1, hardirq=0, nmi="off") -
+            one(rows, workload="floor", mode="decoupled") for rows in boots]
+
+
+def gap(vals, to=1.0):
+    """'*' where any boot's figure is further than CAL_GAP from @to."""
+    return "*" if any(v == v and abs(v / to - 1) > CAL_GAP for v in vals) else " "
+
+
+cal = []    # (kernel, flavour, series, kernel_cost line, [rows per boot], meta)
+for k, (kc, boots, meta) in kcost.items():
+    ser = kernel_series(k, meta)
+    if ser:
+        cal.append((k, "rt" if "rt-" in k else "generic", ser, kc, boots, meta))
+if cal:
+    emit()
+    emit("== Calibration: each design against the kernel stock it models (qemu -icount shift=0, "
+         "instructions per pair) ==")
+    emit("  docs/benchmark.md, \"Calibration\"")
+    emit("  kernel: the kernel's own pair (debugfs kernel_cost), stock warm, from a task in a "
+         "non-root memcg, less the same loop calling two empty functions of the same types "
+         "(the loop and the calls): obj = " + CAL_PAIRS[0][3] + ", page = the " +
+         CAL_PAIRS[1][3] + " (mem_cgroup_charge_skmem(), on 7.x mem_cgroup_sk_charge()). "
+         "model: the design shaped like that kernel's stock (coupled before 6.16, decoupled "
+         "from 6.16), its bytes pair (64 B) and pages pair (1 page), 1 client, 1 memcg, less the "
+         "floor (the bench loop, a preempt pair and a per-CPU add/sub: the model keeps its two "
+         "direct calls and loses a preempt pair), measured in the same guest as the kernel's "
+         "pair: on 6.12 the icount guests (every boot), on 7.x the kernel-accounting guests, "
+         "which run our 1-memcg rows too. ratio: model / kernel; "
+         f"*: more than {CAL_GAP * 100:.0f} % from 1.")
+    emit(f"  {LEGEND_BOOTS}")
+    emit(f"  {'kernel':<17} {'release':<8} {'model':<9} |" +
+         "|".join(f" {n + ' kernel':>11} {'model':>9} {'ratio':>10}  " for n, *_ in CAL_PAIRS))
+    for k, fl, ser, kc, boots, meta in cal:
+        m = models(ser)
+        cells = []
+        for _, key, wl, _ in CAL_PAIRS:
+            kp = kernel_pair(kc, key)
+            ours = ours_less_floor(boots, m, wl)
+            if isinstance(kp, str):
+                cells.append(f" {kp[:33]:>33} ")
+                continue
+            r = [x / kp if kp else float("nan") for x in ours]
+            cells.append(f" {kp:>11.1f} {fb(ours):>9} {fb(r, 2):>10}{gap(r)} ")
+        emit(f"  {k:<17} {meta.get('uname', '?').split('+')[0][:8]:<8} {m:<9} |" + "|".join(cells))
+    # the A/B: ours, decoupled over coupled, beside the kernel's newer over its older stock
+    pairs = []
+    for fl in ("generic", "rt"):
+        old = [c for c in cal if c[1] == fl and models(c[2]) == "coupled"]
+        new = [c for c in cal if c[1] == fl and models(c[2]) == "decoupled"]
+        if old and new:
+            pairs.append((fl, old[0], new[0]))
+    if pairs:
+        so = ".".join(map(str, pairs[0][1][2]))
+        sn = ".".join(map(str, pairs[0][2][2]))
+        emit(f"  A/B: the kernel's {sn} pair over its {so} pair (decoupled over coupled stock), "
+             f"beside ours, decoupled over coupled (each less the floor), in the {so} guest (the "
+             f"A/B table's figures) and in the {sn} guest; *: ours more than "
+             f"{CAL_GAP * 100:.0f} % from the kernel's ratio")
+        emit(f"  {'flavour':<8} {'pair':<5} | {'kernel ' + sn + '/' + so:>16} | "
+             f"{'ours, ' + so + ' guest':>18} | {'ours, ' + sn + ' guest':>18} | kernels")
+    for fl, (ko, _, _, kco, bo, _), (kn, _, _, kcn, bn, _) in pairs:
+        for name, key, wl, _ in CAL_PAIRS:
+            a, b = kernel_pair(kcn, key), kernel_pair(kco, key)
+            kr = a / b if not isinstance(a, str) and not isinstance(b, str) and b else None
+            cells = []
+            for boots in (bo, bn):
+                v = [x / y if y == y and y else float("nan") for x, y in
+                     zip(ours_less_floor(boots, "decoupled", wl),
+                         ours_less_floor(boots, "coupled", wl))]
+                cells.append(f"{fb(v, 2):>17}{gap(v, kr) if kr else ' '}")
+            emit(f"  {fl:<8} {name:<5} | {f'{kr:.2f}' if kr else '-':>16} | " +
+                 " | ".join(cells) + f" | {kn} / {ko}")
 
 # the memory footprint (debugfs slab): printed once, from the first guest
 # that read it; the other guests' readings by the lines that differ

@@ -10,7 +10,10 @@
 #     times with the same module (determinism is checked by the report).
 #     Workloads pages, bytes, pages-shared, bytes-shared per mode; memcgs
 #     per client 1..64; clients 1..4 x vCPUs (the shape of upstream's
-#     netperf table); interrupt and NMI load; and, in guests of 1 and 4
+#     netperf table); frees on another CPU than the charge (cross-pages,
+#     cross-bytes; cross-pages in one cgroup with vCPUs and 4 x vCPUs
+#     clients, the kernel test robot's SCTP_RR shape); limits; interrupt
+#     and NMI load; and, in guests of 1 and 4
 #     vCPUs (BENCH_SCALE_KERNELS), all vCPUs charging one shared memcg.
 #  2. wall clock (BENCH_WALL_KERNELS): UML 7.x SMP (its IRQ toggles are host
 #     sigprocmask calls) and Debian 6.12 under TCG (KVM where /dev/kvm
@@ -81,7 +84,7 @@ if [[ -n ${KERNEL:-} ]]; then
 	wall_kernels=${BENCH_WALL_KERNELS-path}
 	kcost_kernels=${BENCH_KCOST_KERNELS-}
 fi
-modes="decoupled decoupled-owner coupled coupled-noirq none percpu-counter"
+modes="decoupled decoupled-owner coupled coupled-noirq none percpu-counter hahn-v4 hahn-v6"
 pmu=${BENCH_PMU:-}
 [[ -z $pmu ]] || bench_pmu_check "$pmu"
 stall=${BENCH_STALL_S:-300}
@@ -245,6 +248,7 @@ run_qemu() {
 	done
 	meta "$V" "load_after=$(cat /proc/loadavg)" "seconds=$((SECONDS - t0))" \
 		"accel=$(sed -n '1s/.*accel=\([a-z]*\).*/\1/p' "$V/console.log")" \
+		"qemu=$(sed -n '1s/.* qemu=//p' "$V/console.log")" \
 		"uname=$(sed -n 's/^MCS-BENCH-UNAME //p' "$V/console.log" | head -1)" \
 		"cpu_model=$(sed -n 's/^MCS-BENCH-CPU //p' "$V/console.log" | head -1)"
 	grep -q '^MCS-VERDICT: PASS' "$V/console.log" ||

@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# build-debug-kernel.sh generic|rt|numa|kasan: build a small x86_64 debug kernel (KUnit,
+# build-debug-kernel.sh generic|rt|numa|kasan|kcsan: build a small x86_64 debug kernel (KUnit,
 # lockdep, kmemleak, fault injection, CPU hotplug, SMP) from Debian's
 # linux-source-6.12 for the qemu runs of `make vmtest`.
 #
 # tinyconfig + scripts/configs/debug-6.12.config (+ debug-6.12-rt.config for
 # rt, debug-6.12-numa.config for numa: NUMA from the ACPI SRAT,
-# debug-6.12-kasan.config for kasan) + olddefconfig; every fragment line is checked in the final .config.
+# debug-6.12-kasan.config for kasan, debug-6.12-kcsan.config for kcsan:
+# KCSAN without lockdep and kmemleak) + olddefconfig; every fragment line is checked in the final .config.
 # Cached under $MCS_CACHE/debugk/<variant>-<hash>/, the hash covering the
 # source package name, the fragments and the gcc/pahole versions:
 #   vmlinuz     the bzImage
@@ -19,14 +20,15 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-variant=${1:?usage: build-debug-kernel.sh generic|rt|numa|kasan}
+variant=${1:?usage: build-debug-kernel.sh generic|rt|numa|kasan|kcsan}
 frags=("$MCS_SRC/scripts/configs/debug-6.12.config")
 case $variant in
 generic) ;;
 rt) frags+=("$MCS_SRC/scripts/configs/debug-6.12-rt.config") ;;
 numa) frags+=("$MCS_SRC/scripts/configs/debug-6.12-numa.config") ;;
 kasan) frags+=("$MCS_SRC/scripts/configs/debug-6.12-kasan.config") ;;
-*) die "unknown variant '$variant' (generic|rt|numa|kasan)" ;;
+kcsan) frags+=("$MCS_SRC/scripts/configs/debug-6.12-kcsan.config") ;;
+*) die "unknown variant '$variant' (generic|rt|numa|kasan|kcsan)" ;;
 esac
 
 src=$("$MCS_SRC/scripts/fetch-source.sh" 6.12)

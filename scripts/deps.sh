@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Install every Debian package the rig needs.  Idempotent: no apt call at
-# all when everything is already there.
+# Install every Debian package the rig needs, and fetch the guests'
+# emulator.  Idempotent: no apt call at all when everything is already
+# there (but the private apt configuration's refresh, twice a day).
 set -euo pipefail
 
 pkgs=(build-essential bc bison flex libelf-dev libssl-dev pahole cpio gzip
@@ -18,6 +19,13 @@ if ((${#missing[@]})); then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get -q update
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The guests' emulator (lib.sh mcs_qemu_cmd): bookworm-backports' qemu,
+# unpacked into the cache (the host's apt sources stay as they are);
+# bookworm's qemu-system-x86 above brings its libraries.
+if [[ ${MCS_QEMU:-backports} == backports ]]; then
+	"$(dirname "$0")/fetch-qemu.sh" >/dev/null
 fi
 
 # /dev/null must be the null device.  On a machine where it had become a

@@ -11,14 +11,15 @@
 # NMI load (nmi_us, 100 by default, 10 to 500 in the fuzzer).
 #
 # Exit 0: the kernel survived.  Exit 1: it crashed or warned, and the
-# report is printed; an EFLAGS that no CPU can hold (lib.sh
-# mcs_impossible_cpu_state) is named.  Such a crash is the emulator's (or
+# report is printed; an EFLAGS that no CPU can hold (impossible_cpu_state
+# below) is named.  Such a crash is the emulator's (or
 # the kernel's), never memcg_stock's: the module is not in the kernel.
 # docs/testing.md ("Emulator faults") has what qemu 7.2 did here.
 #
 #   EMU_SECONDS  guest time under load (default 3600)
 #   EMU_NMI_US   NMI period per vCPU, 10 to 1000000 (default 50)
 #   EMU_SMP      vCPUs (default 8: single-threaded TCG above the host's cores)
+#   MCS_QEMU     the emulator (lib.sh mcs_qemu_cmd; system: Debian 12's 7.2)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -31,6 +32,17 @@ if [[ ! $nmi_us =~ ^[0-9]{2,7}$ ]] || ((nmi_us > 1000000)); then
 	die "EMU_NMI_US=$nmi_us: 10 to 1000000"
 fi
 [[ $smp =~ ^[1-9][0-9]?$ ]] || die "EMU_SMP=$smp: 1 to 99"
+
+# impossible_cpu_state LOG: a register dump whose EFLAGS has a reserved bit
+# set (bit 1 must be 1; 3, 5, 15 and 22-63 must be 0) cannot come from a
+# real CPU: an emulator fault
+impossible_cpu_state() {
+	local f
+	for f in $(grep -aoE 'EFLAGS: [0-9a-f]+' "$1" | awk '{print $2}'); do
+		(((0x$f & 0xffffffffffc08028) != 0 || (0x$f & 0x2) == 0)) && return 0
+	done
+	return 1
+}
 
 E=$MCS_OUT/emu
 rm -rf "$E"
@@ -48,6 +60,7 @@ MCS_ACCEL=tcg QEMU_TIMEOUT=$((secs + 600)) \
 	QEMU_APPEND="EMU_SECONDS=$secs EMU_NMI_US=$nmi_us" \
 	"$here/qemu-run.sh" "$d/vmlinuz" "$E/initramfs.cpio.gz" "$E/console.log" "$smp" || rc=$?
 c=$E/console.log
+q="qemu $(sed -n '1s/.* qemu=//p' "$c")"
 if grep -aqE 'EMU-FAIL' "$c"; then
 	grep -aE 'EMU-FAIL' "$c" >&2
 	die "emu-check could not set up the guest (log $c)"
@@ -56,11 +69,11 @@ fi
 if (mcs_check_console "$c") 2>"$E/splats.txt"; then
 	grep -aq '^EMU-DONE' "$c" ||
 		die "emu-check: the guest ended without EMU-DONE and without a report (qemu exit $rc; log $c)"
-	log "emu-check: no fault in $secs s ($(grep -a '^EMU-MINUTE' "$c" | tail -1)); log $c"
+	log "emu-check: $q: no fault in $secs s ($(grep -a '^EMU-MINUTE' "$c" | tail -1)); log $c"
 	exit 0
 fi
 grep -aE -m1 -A40 "$MCS_SPLAT_RE" "$c" >&2
 why="a crash"
-mcs_impossible_cpu_state "$c" && why="a crash with an EFLAGS no CPU can hold (an emulator fault)"
-log "emu-check: $why after $(grep -ac '^EMU-MINUTE' "$c") min under load, memcg_stock not loaded; log $c"
+impossible_cpu_state "$c" && why="a crash with an EFLAGS no CPU can hold (an emulator fault)"
+log "emu-check: $q: $why after $(grep -ac '^EMU-MINUTE' "$c") min under load, memcg_stock not loaded; log $c"
 exit 1

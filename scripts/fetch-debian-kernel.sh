@@ -3,8 +3,8 @@
 # fetch-debian-kernel.sh KERNEL | --list: download one of Debian's prebuilt
 # kernels without installing anything on the host, and print the directory
 # it was unpacked into.  --list prints every KERNEL the private apt
-# configuration (lib.sh: bookworm, bookworm-security, trixie-backports, sid)
-# can give, one a line.
+# configuration (lib.sh: bookworm, bookworm-security,
+# bookworm-backports, trixie-backports, sid) can give, one a line.
 #
 #   FLAVOUR          bookworm's newest 6.12 of that flavour (amd64, rt-amd64,
 #                    cloud-amd64): image + headers

@@ -6,8 +6,8 @@ cache lines a stock hit touches, from the built module's debug info
 many distinct lines each hit needs, which is what a miss would cost.
 
 Per design: its per-CPU structs (pahole's size and cache lines), the bytes
-per CPU (per memcg per CPU for percpu-counter, whose stock lives beside each
-memcg), and for a page hit and a byte hit the lines of the per-CPU struct
+per CPU (per memcg per CPU for percpu-counter and hahn-v4, whose stock lives
+beside each memcg), and for a page hit and a byte hit the lines of the per-CPU struct
 that the hit reads or writes, counted from the members the hit touches
 (listed below from the code of each design, with the slot scan over every
 slot) at the offsets pahole gives, the struct taken as cache-line aligned
@@ -91,7 +91,8 @@ def main():
         sys.exit(2)
     ko = sys.argv[1]
     structs = {s: pahole(ko, s) for s in ("mcs_memcg_stock", "mcs_obj_stock",
-                                          "mcs_obj73_stock", "mcs_coupled_stock")}
+                                          "mcs_obj73_stock", "mcs_coupled_stock",
+                                          "mcs_hahn_v6_stock")}
     slots = structs["mcs_memcg_stock"][0]["cached"][2]
     print(f"  {'design':<16} | {'per-CPU structs: bytes (cache lines)':<48} | {'bytes/CPU':>9} | "
           f"{'page hit lines':>14} | {'byte hit lines':>14}")
@@ -106,15 +107,23 @@ def main():
             cells.append(f"{first}" if first == last or d.startswith("coupled")
                          else f"{first} / {last}")
         print(f"  {d:<16} | {parts:<48} | {total:>9} | {cells[0]:>14} | {cells[1]:>14}")
-    print(f"  {'percpu-counter':<16} | {'an atomic_t per memcg (alloc_percpu)':<48} | "
-          f"{'4/memcg':>9} | {'1 per memcg':>14} | {'-':>14}")
+    for d in ("percpu-counter", "hahn-v4"):
+        print(f"  {d:<16} | {'an atomic_t per memcg (alloc_percpu)':<48} | "
+              f"{'4/memcg':>9} | {'1 per memcg':>14} | {'-':>14}")
+    v6, v6_size = structs["mcs_hahn_v6_stock"]
+    first = lines_of(v6, ["lock", "cached", "nr_pages"], 0)
+    last = lines_of(v6, ["lock", "cached", "nr_pages"], slots - 1)
+    v6_parts = f"mcs_hahn_v6_stock {v6_size[0]} ({v6_size[1]})"
+    print(f"  {'hahn-v6':<16} | {v6_parts:<48} | {v6_size[0]:>9} | "
+          f"{first if first == last else f'{first} / {last}':>14} | {'-':>14}")
     print(f"  {'none':<16} | {'-':<48} | {0:>9} | {'-':>14} | {'-':>14}")
     note = (f"hit lines: lines of the per-CPU struct that a hit reads or writes, from its "
             f"members' offsets, counted from a cache-line boundary (the decoupled stocks are "
             f"aligned; the coupled stock is not and may straddle one line more); a / b: the hit "
             f"in the first / the last of the {slots} slots (the scan reads the slots before it); "
-            f"percpu-counter: the memcg's own per-CPU count; -: no per-CPU stock (the bytes of "
-            f"none and percpu-counter live in the objcg's shared leftover). Every hit also "
+            f"percpu-counter, hahn-v4: the memcg's own per-CPU count (the same one); -: no per-CPU "
+            f"stock (the bytes of none, percpu-counter, hahn-v4 and hahn-v6 live in the objcg's "
+            f"shared leftover). Every hit also "
             f"touches the memcg's per-CPU event counters.")
     for line in textwrap.wrap(note, 116):
         print("  " + line)

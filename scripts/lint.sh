@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # lint.sh (`make lint`): the docs check (docs-check.py: README.md, docs/
 # and CHANGELOG.md say only what is true of this tree), checkpatch --strict
 # on every .c/.h of the module and of its selftests, sparse (Kbuild C=2)

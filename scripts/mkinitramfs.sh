@@ -63,7 +63,8 @@ fi
 # the entry point and its splat patterns (the rig's own copy, also when
 # MCS_MODULE_SRC names another module tree)
 cp "$MCS_RIG/../selftests/run_tests.sh" "$MCS_RIG"/../selftests/splat*.re \
-	"$MCS_RIG"/../selftests/splat-alloc.awk "$MCS_RIG"/../selftests/kmemleak-known.awk \
+	"$MCS_RIG"/../selftests/splat-alloc.awk "$MCS_RIG"/../selftests/splat-kcsan.awk \
+	"$MCS_RIG"/../selftests/kmemleak-known.awk \
 	"$root/mcs/selftests/"
 case $mode in
 test) ;;

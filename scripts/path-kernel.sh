@@ -46,7 +46,7 @@ FUTEX:the threaded selftests
 SERIAL_8250_CONSOLE:the results come over the serial console
 PRINTK:the kernel log is judged'
 # Detected, not needed: the tests of each SKIP with a reason without it.
-MCS_CONFIG_OPTIONAL='KUNIT:kunit LOCKDEP:lockdep DEBUG_KMEMLEAK:kmemleak HOTPLUG_CPU:hotplug HAVE_NMI:nmi PREEMPT_RT:rt NUMA:numa'
+MCS_CONFIG_OPTIONAL='KUNIT:kunit PROVE_LOCKING:lockdep DEBUG_KMEMLEAK:kmemleak HOTPLUG_CPU:hotplug HAVE_NMI:nmi PREEMPT_RT:rt NUMA:numa'
 
 # mcs_kconfig KDIR: the configuration of a build tree: its .config, else
 # include/config/auto.conf (an exported module build tree has only that)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # qemu-run.sh VMLINUZ INITRD LOG [SMP]: boot a kernel + initramfs under
 # qemu-system-x86_64 (KVM where /dev/kvm is usable, TCG otherwise) with the
-# serial console written to LOG; its first line names the accelerator.  CRs are stripped and every other byte but printable ASCII, tab and
+# serial console written to LOG; its first line names the accelerator and
+# the emulator.  CRs are stripped and every other byte but printable ASCII, tab and
 # newline becomes '?', so grep never takes the log for binary (a kernel
 # message can echo raw user bytes).  SMP defaults to 2 (vCPUs above the
 # host's cores need thread=single: more TCG threads than cores starve vCPUs).
@@ -17,6 +18,8 @@
 #                 split evenly, node i is socket i with SMP/N vCPUs (with
 #                 fewer vCPUs than nodes, the nodes beyond are memory-only)
 #   MCS_ACCEL     auto (default: kvm if usable, else tcg), kvm or tcg
+#   MCS_QEMU      the emulator: backports (default), system or a path
+#                 (lib.sh mcs_qemu_cmd)
 #   QEMU_ICOUNT   TCG only: -icount with these options (e.g. shift=0: one
 #                 guest ns per instruction, deterministic); forces
 #                 thread=single, which icount requires
@@ -32,6 +35,7 @@ logf=${3:?$usage}
 smp=${4:-2}
 [[ -f $kernel ]] || die "no kernel $kernel"
 [[ -f $initrd ]] || die "no initramfs $initrd"
+mcs_qemu_cmd
 
 # KVM is used only when a guest really runs under it: the device node can
 # exist and qemu can open it while every guest dies at once with "KVM
@@ -41,7 +45,7 @@ smp=${4:-2}
 kvm_works() {
 	local out
 	[[ -r /dev/kvm && -w /dev/kvm ]] || return 1
-	out=$(timeout -k 2 20 qemu-system-x86_64 -accel kvm -cpu host -smp 1 -m 256M \
+	out=$(timeout -k 2 20 "${MCS_QEMU_CMD[@]}" -accel kvm -cpu host -smp 1 -m 256M \
 		-nographic -no-reboot -monitor none -nic none -kernel "$kernel" \
 		-append 'console=ttyS0 panic=-1' </dev/null 2>&1 |
 		grep -a -m1 -o -E 'Linux version|KVM internal error') || true
@@ -101,12 +105,12 @@ fi
 append="console=ttyS0 panic=-1 oops=panic panic_on_warn=1 softlockup_panic=1 softlockup_all_cpu_backtrace=1 ${QEMU_APPEND:-}"
 
 mkdir -p "$(dirname "$logf")"
-log "qemu: accel=$accel smp=$smp numa=$nodes icount=${QEMU_ICOUNT:-off} ($(basename "$kernel"))"
-echo "mcs-qemu: accel=$accel smp=$smp numa=$nodes icount=${QEMU_ICOUNT:-off}" > "$logf"
+log "qemu $MCS_QEMU_VERSION: accel=$accel smp=$smp numa=$nodes icount=${QEMU_ICOUNT:-off} ($(basename "$kernel"))"
+echo "mcs-qemu: accel=$accel smp=$smp numa=$nodes icount=${QEMU_ICOUNT:-off} qemu=$MCS_QEMU_VERSION" > "$logf"
 tq=$SECONDS
 cpu0=$(mcs_children_cpu)
 set +e
-timeout -k 5 "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 \
+timeout -k 5 "${QEMU_TIMEOUT:-600}" "${MCS_QEMU_CMD[@]}" \
 	"${accel_args[@]}" -smp "${smp_args[@]}" -m "${mem_mb}M" "${numa_args[@]}" \
 	-nographic -no-reboot -monitor none -nic none \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \

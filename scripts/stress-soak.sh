@@ -6,7 +6,7 @@
 # `make check`.  On our debug kernels the KUnit suites run first (at the
 # guest's vCPU and node count).  Fails unless every run says verdict=PASS,
 # the fuzzer passes, every KUnit case passes and the console stays clean.
-#   SOAK_RUNS     runs per kernel (default 3: 14 kernels x 3 runs is over
+#   SOAK_RUNS     runs per kernel (default 3: 15 kernels x 3 runs is over
 #                 an hour on 2 cores; more runs for a longer soak)
 #   SOAK_KERNELS  uml (the SMP debug UML kernel, 2 CPUs: make check boots
 #                 the UP one) and qemu kernels by name (lib.sh, mcs_qemu_kernel),
@@ -14,10 +14,13 @@
 #                 default: uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt
 #                 deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8
 #                 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4
-#                 deb-7.x-amd64 deb-7.x-rt-amd64 (Debian's newest 7.x)
+#                 dbg-kcsan+smp4 deb-7.x-amd64 deb-7.x-rt-amd64 (Debian's
+#                 newest 7.x)
 #                 (8 vCPUs on a 2-core host: qemu-run.sh uses thread=single;
 #                 NUMA: 2 and 4 nodes, 1 GiB split evenly; dbg-numa runs the
-#                 KUnit node-locality case on 4 real nodes); with KERNEL=
+#                 KUnit node-locality case on 4 real nodes; dbg-kcsan's
+#                 KCSAN reports are counted, MCS-SOAK kcsan, and fail the
+#                 kernel when one has a memcg_stock frame); with KERNEL=
 #                 and KDIR= set, "path" (that kernel, lib.sh) alone
 #   SOAK_FUZZ_SECONDS  fuzzing per kernel (default 60; 0: no fuzzing)
 set -euo pipefail
@@ -31,7 +34,7 @@ runs=${SOAK_RUNS:-3}
 fuzz_s=${SOAK_FUZZ_SECONDS:-60}
 [[ $fuzz_s =~ ^[0-9]+$ ]] || die "SOAK_FUZZ_SECONDS=$fuzz_s is not a number"
 S=$MCS_OUT/soak
-soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4 deb-7.x-amd64 deb-7.x-rt-amd64'
+soak_default='uml deb-amd64 deb-rt-amd64 dbg-generic dbg-rt deb-6.1-rt-amd64 deb-cloud-amd64 deb-amd64+smp8 dbg-generic+smp8 deb-amd64+numa2 deb-amd64+smp4+numa4 dbg-numa+smp4+numa4 dbg-kcsan+smp4 deb-7.x-amd64 deb-7.x-rt-amd64'
 # make soak KERNEL=... KDIR=...: that kernel alone ("path", lib.sh)
 [[ -n ${KERNEL:-} ]] && soak_default=path
 kernels=(${SOAK_KERNELS:-$soak_default})
@@ -129,32 +132,33 @@ INIT
 		# our debug kernels: the KUnit suites too, at this vCPU and node count
 		[[ -f $M/memcg_stock_test.ko ]] && cp "$M/memcg_stock_test.ko" "$d/mod/"
 		"$here/mkinitramfs.sh" "$d/initramfs.cpio.gz" "$d/mod" "$F" "$S/soak.sh"
-		# more vCPUs than host cores: single-threaded TCG, every run slower.
-		# One retry, as in vmtest.sh, only for a failure that is not ours:
-		# a crash with no memcg_stock frame or an impossible CPU state (a
-		# TCG fault, seen once on deb-amd64+smp8), or a stall before the
-		# module was loaded.  The first log is kept.
+		# three times the time for the slow guests: more vCPUs than host
+		# cores (single-threaded TCG, every run slower), and KCSAN (every
+		# access instrumented, watchpoints that wait)
+		slow=1
+		[[ $kname == dbg-kcsan ]] && slow=3
+		((ksmp > 4)) && slow=3
+		# One retry, as in vmtest.sh, only for a stall before the module
+		# was loaded (a host too loaded to run the guest's timers); a
+		# crash is never retried.  The first log is kept.
 		# the log of a long fuzz (about 7 MB in 900 s) must not wrap before
 		# run_tests.sh reads it: a WARN it can no longer see is a taint it
 		# cannot explain
-		for attempt in 1 2; do
-			QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * (ksmp > 4 ? 3 : 1))) QEMU_NUMA=$knuma \
-				QEMU_APPEND="log_buf_len=32M MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz" \
+		for boot in 1 2; do
+			QEMU_TIMEOUT=$(((runs * 300 + 300 + fuzz_s * 2) * slow)) QEMU_NUMA=$knuma \
+				QEMU_APPEND="log_buf_len=32M MCS_FUZZ_BIN=/mcs/selftests/mcs_fuzz $(mcs_kernel_append "$kname")" \
 				"$here/qemu-run.sh" "$vmlinuz" \
 				"$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" || true
 			ok=0
 			grep -q '^MCS-VERDICT: PASS' "$d/console.log" && ok=1
-			((ok == 0 && attempt == 1)) || break
-			if ! grep -q '^MCS-VERDICT: ' "$d/console.log" && mcs_foreign_crash "$d/console.log"; then
-				why="kernel crash not caused by memcg_stock"
-			elif mcs_stall_before_module "$d/console.log"; then
-				why="RCU stall before memcg_stock was loaded"
-			else
+			if ((ok || boot > 1)) || ! mcs_stall_before_module "$d/console.log"; then
 				break
 			fi
-			cp "$d/console.log" "$d/console.first-crash.log"
-			log "soak $k: RETRY: $why; first log kept in $d/console.first-crash.log"
+			mv "$d/console.log" "$d/console.boot1.log"
+			log "soak $k: RETRY: RCU stall before memcg_stock was loaded; first log kept in $d/console.boot1.log"
 		done
+		crash=$(mcs_crash_line "$d/console.log" | cut -c1-160)
+		[[ -z $crash ]] || log "soak $k: kernel crash in boot $boot: $crash (console $d/console.log)"
 		if [[ -f $d/mod/memcg_stock_test.ko ]]; then
 			mcs_ktap_block "$d/console.log" > "$d/ktap.txt"
 			kt_ok=$(grep -cE '^[[:space:]]*ok ' "$d/ktap.txt" || true)
@@ -164,6 +168,12 @@ INIT
 			grep -E '^[[:space:]]*(not ok |ok .*# SKIP)' "$d/ktap.txt" | sed "s/^ */$k: kunit: /" >&2 || true
 			((kt_ok > 0 && kt_bad == 0)) || ok=0
 		fi
+	fi
+	# the guest's verdict already fails on a KCSAN report of ours; this
+	# counts them all, and fails on ours also if the guest missed one
+	if grep -aq 'BUG: KCSAN:' "$d/console.log"; then
+		kc=$(mcs_kcsan_summary "$d/console.log" "$d/kcsan.txt") || ok=0
+		echo "$kc" >> "$d/console.log"
 	fi
 	grep -a '^MCS-SOAK' "$d/console.log" | sed "s/^/$k: /" >&2 || true
 	if ((ok)); then

@@ -64,7 +64,7 @@ export MCS_SPLAT_BENIGN  # from lib.sh
 # one-CPU UML of kunit-uml fuzzes 10 s), VM_FUZZ_SHORT seconds (5) on the
 # others: 20 s on Debian's 6.12 made 27,339 operations, a few hundred on each file and two
 # module reloads every 10 s; the long random runs belong to make soak
-# (SOAK_FUZZ_SECONDS, 60 s on 14 kernels).
+# (SOAK_FUZZ_SECONDS, 60 s on 15 kernels).
 # MCS_FUZZ_SECONDS, when set, applies to every kernel.
 fuzz_full=${MCS_FUZZ_SECONDS:-30}
 fuzz_short=${MCS_FUZZ_SECONDS:-${VM_FUZZ_SHORT:-5}}
@@ -125,7 +125,13 @@ judge() {
 	if [[ -z $verdict ]]; then
 		echo "no verdict line (panic, hang or timeout): last lines of $c:" >&2
 		grep -v '^$' "$c" | tail -25 >&2
-		echo "no verdict (panic/hang)"
+		# the crash, its boot and its console: the report needs nothing else
+		t=$(mcs_crash_line "$c" | cut -c1-160)
+		if [[ -n $t ]]; then
+			echo "kernel crash in boot $boot of $name: $t (console $c)"
+		else
+			echo "no verdict in boot $boot of $name (hang or timeout; console $c)"
+		fi
 	elif [[ $verdict != 'MCS-VERDICT: PASS' ]]; then
 		echo "guest: ${verdict#MCS-VERDICT: }"
 	fi
@@ -262,7 +268,7 @@ prepare() {
 # directories and the cache); the boots, where the wall-clock time goes,
 # overlap up to VM_JOBS.
 run_kernel() {
-	local k=$1 prev=$2 d=$V/$1 info vmlinuz feat ksmp knuma tq tw tboot attempt qrc w fuzz
+	local k=$1 prev=$2 d=$V/$1 info vmlinuz feat ksmp knuma tq tw tboot attempt boot qrc w fuzz
 	local -a why
 	tk=$SECONDS
 	log "=== $k ==="
@@ -285,7 +291,7 @@ run_kernel() {
 	# is the rig's own Debian 6.1, as in make check) boot with their last
 	# CPU isolated, so that selftest "isolation" runs somewhere; a kernel
 	# the user gave by KERNEL= boots with no option the user did not ask for
-	kappend=$append
+	kappend="$append $(mcs_kernel_append "${k%%+*}")"
 	iso_default=deb-6.1-amd64
 	[[ ${MCS_PATH_IS_RIGS:-} == 1 ]] && iso_default+=" path"
 	[[ " ${VM_ISOLATED-$iso_default} " == *" ${k%%+*} "* ]] &&
@@ -302,6 +308,7 @@ run_kernel() {
 	(( SECONDS - tw < 2 )) || log "$k: waited $((SECONDS - tw)) s for a boot slot"
 	tq=$SECONDS
 	for attempt in 1 2; do
+		boot=$attempt	# for judge's report
 		qrc=0
 		QEMU_NUMA=$knuma \
 			QEMU_APPEND="MCS_FUZZ_SECONDS=$fuzz MCS_LOAD_FAULTS_STRIDE=$load_stride $kappend" \
@@ -316,26 +323,16 @@ run_kernel() {
 		else
 			why+=("the judge of $k failed")
 		fi
-		# One retry, only for a failure that is not ours: a kernel crash
-		# with no memcg_stock frame in it or a CPU state no real CPU can be
-		# in (TCG has rare emulation faults), or an RCU stall
-		# reported before memcg_stock was even loaded (a host too loaded
-		# to run the guest's timers: seen at boot, 41 s into dbg-rt, beside
-		# a concurrent make bench).  An oops in our code, a stall once the
-		# module is in, or any other failure is never retried.  The first
-		# log is kept.
-		retry=
-		if ((attempt == 1)) && [[ " ${why[*]} " == *'no verdict (panic/hang)'* ]] &&
-			mcs_foreign_crash "$d/console.log"; then
-			# (each $(...) ends with status 0: under set -e, an assignment
-			# takes the status of its last substitution)
-			retry="kernel crash not caused by memcg_stock ($(grep -aE -m1 'Oops|Kernel panic' "$d/console.log" || true)$(! mcs_impossible_cpu_state "$d/console.log" || echo ', impossible EFLAGS: emulator fault'))"
-		elif ((attempt == 1 && ${#why[@]})) && mcs_stall_before_module "$d/console.log"; then
-			retry="RCU stall before memcg_stock was loaded: the host starved the guest"
+		# One retry, only for an RCU stall reported before memcg_stock was
+		# even loaded (a host too loaded to run the guest's timers: seen at
+		# boot, 41 s into dbg-rt, beside a concurrent make bench).  A crash,
+		# whatever code it is in, a stall once the module is in, or any
+		# other failure is never retried.  The first log is kept.
+		if ((attempt > 1 || ${#why[@]} == 0)) || ! mcs_stall_before_module "$d/console.log"; then
+			break
 		fi
-		[[ -n $retry ]] || break
-		cp "$d/console.log" "$d/console.first-crash.log"
-		log "$k: RETRY: $retry; first log kept in $d/console.first-crash.log"
+		mv "$d/console.log" "$d/console.boot1.log"
+		log "$k: RETRY: RCU stall before memcg_stock was loaded: the host starved the guest; first log kept in $d/console.boot1.log"
 	done
 	tboot=$((SECONDS - tq))
 	((qrc == 0)) || why+=("qemu exit $qrc$( ((qrc != 124)) || echo ' (timeout)')")

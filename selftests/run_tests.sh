@@ -24,13 +24,20 @@
 # least MCS_FUZZ_SECONDS + 120),
 # MCS_FUZZ_SECONDS (selftest mcs_fuzz, default 60), MCS_SPLAT_BENIGN
 # (a regex of more log lines that are no splat), MCS_MARKERS=1 (print the
-# marker lines the test rig judges a guest by, scripts/mkinitramfs.sh).
+# marker lines the test rig judges a guest by, scripts/mkinitramfs.sh),
+# MCS_MODDIR (the default of -m), MCS_SAFE=1 (a machine you cannot spare:
+# only the selftests of safe_tests below run, the others and the KUnit suites
+# SKIP: they take CPUs offline, inject allocation failures or reload the
+# module).
 #
 # Written for any POSIX sh with busybox or coreutils: the rig's guests run
 # it under busybox.
 
 here=$(cd "$(dirname "$0")" && pwd)
-moddir=$(dirname "$here")
+moddir=${MCS_MODDIR:-$(dirname "$here")}
+# the selftests that take no CPU offline, inject no fault and reload nothing
+safe_tests="mcs_selftest mcs_trace stress_badinput"
+safe=${MCS_SAFE:-0}
 stdir=$here
 outdir=
 runscript=
@@ -41,7 +48,8 @@ usage: $0 [-m MODDIR] [-s SELFTESTDIR] [-o OUTDIR] [-r SCRIPT]
   -s  the selftest programs (default: $stdir)
   -o  where the logs go (default: a new directory under ${TMPDIR:-/tmp})
   -r  run SCRIPT with sh instead of the selftests
-Environment: MCS_SELFTEST_TIMEOUT, MCS_FUZZ_SECONDS, MCS_SPLAT_BENIGN, MCS_MARKERS.
+Environment: MCS_SELFTEST_TIMEOUT, MCS_FUZZ_SECONDS, MCS_SPLAT_BENIGN, MCS_MARKERS,
+MCS_MODDIR, MCS_SAFE=1 (no hotplug, fault injection or reloads).
 Exit: 0 pass, 1 fail, 4 skip (the reason is on the plan line).
 EOF
 	exit "${1:-2}"
@@ -218,6 +226,8 @@ ktap_debugfs() {
 }
 if [ $rc -ne 0 ]; then
 	skip "kunit" "memcg_stock.ko did not load"
+elif [ "$safe" = 1 ]; then
+	skip "kunit" "MCS_SAFE=1: the suites take CPUs offline"
 elif [ ! -f "$TKO" ]; then
 	skip "kunit" "no memcg_stock_test.ko: the kernel it was built for has no KUnit (CONFIG_KUNIT)"
 elif [ "$(vermagic_of "$TKO")" != "$krel" ]; then
@@ -297,7 +307,9 @@ if [ -n "$runscript" ]; then
 	fi
 else
 	for t in $selftests; do
-		if [ $rc -eq 0 ]; then
+		if [ "$safe" = 1 ] && ! echo " $safe_tests " | grep -q " $t "; then
+			skip "selftest $t" "MCS_SAFE=1: it takes CPUs offline, injects faults or reloads the module"
+		elif [ $rc -eq 0 ]; then
 			run_one "$t" "$stdir/$t"
 		else
 			skip "selftest $t" "memcg_stock.ko did not load"
@@ -391,8 +403,8 @@ grep -v '^#' "$here/splat-ok.re" >"$re.ok" 2>/dev/null
 [ -n "${MCS_SPLAT_BENIGN:-}" ] && echo "$MCS_SPLAT_BENIGN" >>"$re.ok"
 if [ ! -s "$re.re" ]; then
 	notok "kernel log: no patterns in $here/splat.re to scan it with"
-elif awk -f "$here/splat-alloc.awk" "$outdir/dmesg.txt" | grep -E -f "$re.re" |
-	grep -v -E -f "$re.ok" >"$outdir/splats.txt"; then
+elif awk -f "$here/splat-alloc.awk" "$outdir/dmesg.txt" | awk -f "$here/splat-kcsan.awk" |
+	grep -E -f "$re.re" | grep -v -E -f "$re.ok" >"$outdir/splats.txt"; then
 	marker "MCS-SPLATS-BEGIN"
 	comment "$outdir/splats.txt"
 	marker "MCS-SPLATS-END"

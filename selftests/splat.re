@@ -9,7 +9,9 @@
 # WARNING on some kernels; an NMI that no handler claimed is reported as
 # "NMI received for unknown reason" / "Dazed and confused".  Debug objects
 # (ODEBUG) report through a WARNING too; a task stack found overwritten
-# (SCHED_STACK_END_CHECK) panics.
+# (SCHED_STACK_END_CHECK) panics.  KCSAN's reports ("BUG: KCSAN: data-race
+# in A / B") match BUG:; the readers first shrink each one without a
+# memcg_stock frame to a line that matches nothing here (splat-kcsan.awk).
 BUG:
 WARNING:
 Oops
