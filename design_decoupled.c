@@ -3,7 +3,9 @@
  * Design "decoupled": the per-CPU memcg stock of pages and the per-CPU obj
  * stock of bytes, separate, each with its own exclusion, its own drain
  * work and FLUSHING bit (modes "decoupled" and "decoupled-owner"; the
- * inline hit paths are in design_decoupled.h).
+ * inline hit paths are in design_decoupled.h).  Mode "decoupled-7.3" takes
+ * the memcg stock with "decoupled"'s lock and has an obj stock of its own
+ * (design_decoupled73.[ch]), listed among this design's kinds below.
  *
  * The memcg stock keeps pages already charged to the page counters, for
  * up to NR_MEMCG_STOCK memcgs.  A charge of up to MCS_CHARGE_BATCH pages
@@ -45,6 +47,7 @@
 #include <linux/workqueue.h>
 
 #include "design_decoupled.h"
+#include "design_decoupled73.h"
 #include "trace.h"
 
 #include "stock_owner.h"
@@ -174,9 +177,9 @@ noinline void mcs_decoupled_refill_locked(struct mcs_memcg_stock *stock, struct 
 
 /*
  * The page put of the interface: @nr_pages of @memcg, already charged to
- * the counters, into this CPU's stock, in mode @mode ("decoupled" or
- * "decoupled-owner"), fenced inside its section.  A busy stock (counted)
- * or a refused fence sends them to the counters.
+ * the counters, into this CPU's stock, in mode @mode ("decoupled",
+ * "decoupled-owner" or "decoupled-7.3"), fenced inside its section.  A busy
+ * stock (counted) or a refused fence sends them to the counters.
  */
 void mcs_decoupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 			     enum mcs_stock_mode mode)
@@ -188,7 +191,7 @@ void mcs_decoupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 		goto uncharge;
 	}
 	/* the section of "decoupled-owner" checked the fence already */
-	if (mode == MCS_MODE_DECOUPLED && !mcs_mode_fence_holds(mode)) {
+	if (mode != MCS_MODE_DECOUPLED_OWNER && !mcs_mode_fence_holds(mode)) {
 		mcs_memcg_stock_unlock(mode);
 		goto uncharge;
 	}
@@ -568,9 +571,13 @@ static const struct mcs_stock_kind obj_stock_kind =
 
 /* ---- the design ------------------------------------------------------------- */
 
-/* stocks of bytes first: their drains give pages back */
+/*
+ * stocks of bytes first: their drains give pages back; the obj stock of
+ * mode "decoupled-7.3" is one of this design's (design_decoupled73.h)
+ */
 static const struct mcs_stock_kind *const decoupled_kinds[] = {
 	&obj_stock_kind,
+	&mcs_obj73_stock_kind,
 	&memcg_stock_kind,
 	NULL,
 };

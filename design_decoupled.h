@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Design "decoupled" (modes "decoupled" and "decoupled-owner"): the 2025
- * stocks, a per-CPU memcg stock of pages and a per-CPU obj stock of bytes,
- * each behind its own exclusion, never an IRQ toggle.  The exclusion is
- * the stock's local_trylock_t in mode "decoupled", the owner section of
- * stock_owner.h in mode "decoupled-owner"; @mode, a constant once inlined,
- * picks it.  The rest of the design is in design_decoupled.c.
+ * Design "decoupled" (modes "decoupled", "decoupled-owner" and
+ * "decoupled-7.3"): the 2025 stocks, a per-CPU memcg stock of pages and a
+ * per-CPU obj stock of bytes, each behind its own exclusion, never an IRQ
+ * toggle.  The exclusion is the stock's local_trylock_t in modes
+ * "decoupled" and "decoupled-7.3", the owner section of stock_owner.h in
+ * mode "decoupled-owner"; @mode, a constant once inlined, picks it.  Mode
+ * "decoupled-7.3" has an obj stock of its own (design_decoupled73.[ch]) and
+ * shares the memcg stock.  The rest of the design is in design_decoupled.c.
  *
  * This header holds the parts that the entry points inline (the default
  * design's hit, without a call or a frame): the page take and the page
@@ -54,7 +56,8 @@ unsigned int mcs_decoupled_bytes_refill_unlock(struct mcs_objcg *objcg,
 
 /*
  * Take @nr_pages (1 to MCS_CHARGE_BATCH) of @memcg from this CPU's stock,
- * under the exclusion of @mode ("decoupled" or "decoupled-owner").
+ * under the exclusion of @mode ("decoupled", "decoupled-owner" or
+ * "decoupled-7.3").
  * Trylock only: a busy stock is an answer, never a wait.  Inline and
  * without a call (so that the charge that inlines it needs no frame): it
  * counts the hit, the caller counts the rest.
@@ -124,7 +127,7 @@ static __always_inline bool mcs_decoupled_pages_put_fast(struct mcs_memcg *memcg
 	if (nr_pages > MCS_CHARGE_BATCH || !mcs_memcg_stock_trylock(mode))
 		return false;
 	/* the section of "decoupled-owner" checked the mode already */
-	if (mode == MCS_MODE_DECOUPLED && !mcs_mode_fence_holds(mode)) {
+	if (mode != MCS_MODE_DECOUPLED_OWNER && !mcs_mode_fence_holds(mode)) {
 		mcs_memcg_stock_unlock(mode);
 		return false;
 	}

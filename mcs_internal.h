@@ -238,6 +238,38 @@ struct mcs_obj_stock {
 
 DECLARE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock);
 
+/* Objcg slots per CPU in the obj stock of mode "decoupled-7.3": upstream's. */
+#define NR_OBJ73_STOCK		5
+
+/**
+ * struct mcs_obj73_stock - per-CPU cache of pre-charged bytes, 7.3's shape
+ * @lock: protects everything but @work and @flags; never another stock's
+ * @index: slot whose objcg owns the cached slab-stat deltas, -1 for none
+ * @node_id: node of the cached slab-stat deltas, NUMA_NO_NODE for none
+ * @nr_slab_b: cached slab byte deltas by enum mcs_slab_item, 16 bits each
+ * @nr_bytes: pre-charged bytes available to @cached[i], 16 bits each
+ * @cached: objcg of slot i or NULL; each non-NULL slot holds a reference
+ * @flags: FLUSHING_CACHED_CHARGE
+ * @work: drain work, queued on this CPU
+ * @drain_idx: round-robin eviction cursor, in [0, NR_OBJ73_STOCK)
+ *
+ * Everything a hit reads or writes, @lock to @cached, fits one 64-byte
+ * line on a 64-bit kernel without lock debugging, as upstream sized it.
+ */
+struct mcs_obj73_stock {
+	local_trylock_t lock;
+	s8 index;
+	s16 node_id;
+	s16 nr_slab_b[NR_MCS_SLAB_ITEMS];
+	u16 nr_bytes[NR_OBJ73_STOCK];
+	struct mcs_objcg *cached[NR_OBJ73_STOCK];
+	unsigned long flags;
+	struct work_struct work;
+	u8 drain_idx;
+};
+
+DECLARE_PER_CPU_ALIGNED(struct mcs_obj73_stock, mcs_obj73_stock);
+
 /**
  * struct mcs_coupled_stock - the pre-2025 per-CPU stock (stock mode "coupled")
  * @lock: one local_lock_t for everything, always taken with IRQs disabled

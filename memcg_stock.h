@@ -438,6 +438,11 @@ void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
  *	7-slot local_trylock_t stock of "decoupled" behind the page counter's
  *	interface, its slots keyed by page counter, a full stock evicting
  *	round-robin; bytes through the objcg's atomic leftover
+ * @MCS_MODE_DECOUPLED_73: "decoupled-7.3": the page stock of "decoupled"
+ *	with an obj stock shaped exactly as 7.3's (five slots in one cache
+ *	line, 16-bit byte counts, whole pages back once a slot passes one
+ *	page, the same calls out of line), so that the benchmark can be
+ *	calibrated against the kernel's own obj stock.
  * @NR_MCS_MODES: number of modes
  */
 enum mcs_stock_mode {
@@ -449,6 +454,7 @@ enum mcs_stock_mode {
 	MCS_MODE_PERCPU_COUNTER,
 	MCS_MODE_HAHN_V4,
 	MCS_MODE_HAHN_V6,
+	MCS_MODE_DECOUPLED_73,
 	NR_MCS_MODES,
 };
 
@@ -461,7 +467,8 @@ enum mcs_stock_mode {
  * that read the old mode: once this returns, no stock but the new mode's
  * holds anything, and none will.  Charges racing with the switch stay
  * exact.  Between two modes that share stocks under different exclusions
- * ("decoupled" and "decoupled-owner", "coupled" and "coupled-noirq") the
+ * ("decoupled", "decoupled-owner" and "decoupled-7.3", "coupled" and
+ * "coupled-noirq") the
  * mode is "none" for a grace period of its own, so that the two
  * exclusions never guard the same stock at once.  Switches are
  * serialised.  Task context; sleeps.
@@ -488,8 +495,9 @@ enum mcs_stock_mode mcs_stock_get_mode(void);
  * Any context.
  *
  * Return: "decoupled", "coupled", "none", "coupled-noirq" (the
- * benchmark's control), "decoupled-owner", "percpu-counter", "hahn-v4" or
- * "hahn-v6" (static strings), or NULL for an unknown @mode.
+ * benchmark's control), "decoupled-owner", "percpu-counter", "hahn-v4",
+ * "hahn-v6" or "decoupled-7.3" (static strings), or NULL for an unknown
+ * @mode.
  */
 const char *mcs_stock_mode_name(enum mcs_stock_mode mode);
 

@@ -58,13 +58,16 @@
 #include "design_decoupled.h"
 #include "design_hahn_v4.h"
 #include "design_hahn_v6.h"
+#include "design_decoupled73.h"
 #include "design_none.h"
 #include "design_percpu_counter.h"
 
 /*
  * The binding table: mode, the name of the mode's entry points (see
  * below), design.  Two modes of one design share its stocks under two
- * exclusions (see the switch rules below).
+ * exclusions (see the switch rules below).  "decoupled73" is mode
+ * "decoupled-7.3" of design "decoupled", with an obj stock of its own
+ * (design_decoupled73.h).
  */
 #define MCS_STOCK_DESIGNS(BIND)						\
 	BIND(MCS_MODE_DECOUPLED, decoupled, decoupled)			\
@@ -74,7 +77,8 @@
 	BIND(MCS_MODE_DECOUPLED_OWNER, decoupled_owner, decoupled)	\
 	BIND(MCS_MODE_PERCPU_COUNTER, percpu_counter, percpu_counter)	\
 	BIND(MCS_MODE_HAHN_V4, hahn_v4, hahn_v4)			\
-	BIND(MCS_MODE_HAHN_V6, hahn_v6, hahn_v6)
+	BIND(MCS_MODE_HAHN_V6, hahn_v6, hahn_v6)			\
+	BIND(MCS_MODE_DECOUPLED_73, decoupled_73, decoupled73)
 
 /* mcs_stock_design[mode]: the design of each mode, as data (stock_drain.c) */
 #define MCS_DESIGN_BIND(m, t, d)	[m] = &mcs_design_##d,
@@ -92,6 +96,11 @@ extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
  *	stock whose lock is held, but a "decoupled" section ignores the
  *	owner byte, so during the grace period of a direct switch a stale
  *	"decoupled" take could enter a stock that an owner section holds.
+ *      decoupled-7.3 <-> decoupled-owner: the same, for the memcg stock,
+ *	which "decoupled-7.3" takes with its local_trylock_t.
+ *      decoupled <-> decoupled-7.3: one exclusion, the local_trylock_t of
+ *	the memcg stock; the pass through "none" is not needed, only
+ *	harmless (each has an obj stock of its own).
  *      coupled <-> coupled-noirq: IRQs off and preemption off do not
  *	exclude each other: an interrupt that read the other mode could
  *	enter the stock in the middle of a task's section.

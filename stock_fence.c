@@ -75,6 +75,7 @@ static const char * const mode_names[NR_MCS_MODES] = {
 	[MCS_MODE_PERCPU_COUNTER] = "percpu-counter",
 	[MCS_MODE_HAHN_V4] = "hahn-v4",
 	[MCS_MODE_HAHN_V6] = "hahn-v6",
+	[MCS_MODE_DECOUPLED_73] = "decoupled-7.3",
 };
 
 /* The contract of the three exported functions is in memcg_stock.h. */

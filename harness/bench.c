@@ -10,7 +10,7 @@
  *
  * Keys (each at most once; the ones left out take the value in brackets):
  * mode=decoupled|coupled|none|coupled-noirq|decoupled-owner|percpu-counter|
- *	hahn-v4|hahn-v6 [decoupled],
+ *	hahn-v4|hahn-v6|decoupled-7.3 [decoupled],
  * clients=1..256 [1],
  * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000|drain|
  *	cross-pages|cross-bytes|limit-nowait|limit-kernel [pages],

@@ -65,6 +65,7 @@ static void stress_check_stocks(struct stress_run *run)
 	for_each_possible_cpu(cpu) {
 		struct mcs_memcg_stock *ms = per_cpu_ptr(&mcs_memcg_stock, cpu);
 		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
+		struct mcs_obj73_stock *os73 = per_cpu_ptr(&mcs_obj73_stock, cpu);
 		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
 		struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
 		struct mcs_page_counter *counter;
@@ -87,9 +88,14 @@ static void stress_check_stocks(struct stress_run *run)
 				id = memcg->id;
 			}
 		}
-		for (i = 0; i <= NR_OBJ_STOCK; i++) {
-			objcg = i < NR_OBJ_STOCK ? READ_ONCE(os->cached[i]) :
-						   READ_ONCE(cs->cached_objcg);
+		for (i = 0; i <= NR_OBJ_STOCK + NR_OBJ73_STOCK; i++) {
+			/* the decoupled slots, "decoupled-7.3"'s, the coupled one */
+			if (i < NR_OBJ_STOCK)
+				objcg = READ_ONCE(os->cached[i]);
+			else if (i < NR_OBJ_STOCK + NR_OBJ73_STOCK)
+				objcg = READ_ONCE(os73->cached[i - NR_OBJ_STOCK]);
+			else
+				objcg = READ_ONCE(cs->cached_objcg);
 			if (objcg && stress_owns(run, READ_ONCE(objcg->memcg)) &&
 			    !nr_obj++ && where < 0) {
 				where = cpu;

@@ -559,6 +559,28 @@ static void stocks_show_coupled(struct seq_file *m, int cpu)
 			   READ_ONCE(cs->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
 }
 
+/* The obj stock of mode "decoupled-7.3" of @cpu, as stocks_show()'s. */
+static void stocks_show_obj73(struct seq_file *m, int cpu)
+{
+	struct mcs_obj73_stock *os = per_cpu_ptr(&mcs_obj73_stock, cpu);
+	int idx = READ_ONCE(os->index);
+	int i;
+
+	for (i = 0; i < NR_OBJ73_STOCK; i++) {
+		struct mcs_objcg *objcg = READ_ONCE(os->cached[i]);
+
+		if (objcg)
+			seq_printf(m, "cpu=%d stock=obj73 slot=%d memcg=%u bytes=%u\n",
+				   cpu, i, READ_ONCE(objcg->memcg)->id,
+				   READ_ONCE(os->nr_bytes[i]));
+	}
+	if (idx >= 0)
+		seq_printf(m, "cpu=%d stock=obj73_stats slot=%d node=%d slab_reclaimable_b=%d slab_unreclaimable_b=%d\n",
+			   cpu, idx, READ_ONCE(os->node_id),
+			   READ_ONCE(os->nr_slab_b[MCS_SLAB_RECLAIMABLE]),
+			   READ_ONCE(os->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
+}
+
 /* The slots of mode "hahn-v6"'s stock, keyed by a memcg's page counter. */
 static void stocks_show_hahn_v6(struct seq_file *m, int cpu)
 {
@@ -613,6 +635,7 @@ static int stocks_show(struct seq_file *m, void *v)
 				   cpu, idx, READ_ONCE(os->node_id),
 				   READ_ONCE(os->nr_slab_b[MCS_SLAB_RECLAIMABLE]),
 				   READ_ONCE(os->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
+		stocks_show_obj73(m, cpu);
 		stocks_show_coupled(m, cpu);
 		stocks_show_hahn_v6(m, cpu);
 	}

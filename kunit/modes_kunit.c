@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the stock modes: every mode (decoupled, coupled, none,
- * decoupled-owner, percpu-counter, hahn-v4, hahn-v6) keeps pages and bytes
- * exact under load from every context, and a mode
+ * decoupled-owner, percpu-counter, hahn-v4, hahn-v6, decoupled-7.3) keeps
+ * pages and bytes exact under load from every context, and a mode
  * switch leaves nothing cached.  The benchmark's control "coupled-noirq"
  * is refused here (mcs_stock_set_mode()); the benchmark's own exactness
  * check (bench_badinput) covers it.
@@ -19,7 +19,7 @@
 
 static const enum mcs_stock_mode modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER,
-	MCS_MODE_PERCPU_COUNTER, MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6,
+	MCS_MODE_PERCPU_COUNTER, MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6, MCS_MODE_DECOUPLED_73,
 };
 
 /* The modes whose stock is the memcg's per-CPU counts (stock_designs.h). */
@@ -193,18 +193,24 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
 	for_each_possible_cpu(cpu) {
 		struct mcs_memcg_stock *ms = per_cpu_ptr(&mcs_memcg_stock, cpu);
 		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
+		struct mcs_obj73_stock *os73 = per_cpu_ptr(&mcs_obj73_stock, cpu);
 		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
 		struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
 
 		*where = cpu;
-		if (!mcs_mode_is_decoupled(mode)) {
+		/* "decoupled-7.3" has the memcg stock, not the obj stock */
+		if (!mcs_mode_is_decoupled(mode) && mode != MCS_MODE_DECOUPLED_73)
 			for (i = 0; i < NR_MEMCG_STOCK; i++)
 				if (READ_ONCE(ms->cached[i]) == l->memcg)
 					return true;
+		if (!mcs_mode_is_decoupled(mode))
 			for (i = 0; i < NR_OBJ_STOCK; i++)
 				if (READ_ONCE(os->cached[i]) == l->objcg)
 					return true;
-		}
+		if (mode != MCS_MODE_DECOUPLED_73)
+			for (i = 0; i < NR_OBJ73_STOCK; i++)
+				if (READ_ONCE(os73->cached[i]) == l->objcg)
+					return true;
 		if (mode != MCS_MODE_COUPLED &&
 		    (READ_ONCE(cs->cached) == l->memcg ||
 		     READ_ONCE(cs->cached_objcg) == l->objcg))
@@ -235,8 +241,10 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
  * the rotation: every mode, the benchmark's control between its two
  * neighbours, "decoupled-owner" from and to "decoupled" and from "none",
  * "percpu-counter" from and to a design with per-CPU structs, "hahn-v4"
- * from and to "percpu-counter" (their shared counts) and "hahn-v6" from
- * and to designs with per-CPU structs
+ * from and to "percpu-counter" (their shared counts), "hahn-v6" from
+ * and to designs with per-CPU structs, "decoupled-7.3" from
+ * "percpu-counter" and to and from "decoupled-owner" and on to
+ * "decoupled" (the rotation's wrap)
  */
 static const enum mcs_stock_mode fence_modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_DECOUPLED,
@@ -245,6 +253,7 @@ static const enum mcs_stock_mode fence_modes[] = {
 	MCS_MODE_PERCPU_COUNTER, MCS_MODE_DECOUPLED, MCS_MODE_PERCPU_COUNTER,
 	MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6, MCS_MODE_DECOUPLED, MCS_MODE_HAHN_V6,
 	MCS_MODE_HAHN_V4, MCS_MODE_PERCPU_COUNTER,
+	MCS_MODE_DECOUPLED_73, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_DECOUPLED_73,
 };
 
 /* The switches, from the test thread while the load runs (mcs_run_load()). */
@@ -776,6 +785,7 @@ static void restore_batch(void *unused)
 static const enum mcs_stock_mode batching_modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_PERCPU_COUNTER,
 	MCS_MODE_HAHN_V6,
+	MCS_MODE_DECOUPLED_73,
 };
 
 KUNIT_ARRAY_PARAM(batching_mode, batching_modes, mcs_test_mode_desc);

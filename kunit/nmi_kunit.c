@@ -628,7 +628,7 @@ static void nmi_release_deferred_finished_by_cpu_death(struct kunit *test)
 
 static const enum mcs_stock_mode nmi_modes[] = {
 	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER,
-	MCS_MODE_PERCPU_COUNTER, MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6,
+	MCS_MODE_PERCPU_COUNTER, MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6, MCS_MODE_DECOUPLED_73,
 };
 
 KUNIT_ARRAY_PARAM(nmi_mode, nmi_modes, mcs_test_mode_desc);

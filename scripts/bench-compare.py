@@ -108,7 +108,7 @@ def figures(path):
 def sort_key(k):
     part, kernel, mode, wl, shared, clients, memcgs, batch, load = k
     order = ["decoupled", "decoupled-owner", "coupled", "coupled-noirq", "none",
-             "objcg-atomic", "percpu-counter", "hahn-v4", "hahn-v6"]
+             "objcg-atomic", "percpu-counter", "hahn-v4", "hahn-v6", "decoupled-7.3"]
     return (part, kernel, wl, shared, int(clients or 0), int(memcgs or 0), -int(batch or 64),
             load, order.index(mode) if mode in order else len(order), mode)
 

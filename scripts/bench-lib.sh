@@ -30,6 +30,11 @@ icount_jobs() {
 		emit "clients=$n workload=$wl hardirq=1 $d"
 		emit "clients=$n workload=$wl nmi=1 $d"
 	done
+	# "decoupled-7.3", the obj stock shaped as 7.3's, beside "decoupled"
+	# (not in $modes: its hit pairs for the calibration, nothing more)
+	for wl in pages bytes; do
+		echo "mode=decoupled-7.3 clients=1 workload=$wl memcgs=1 $d"
+	done
 	# objects that leave a rest of the page, next to a live neighbour
 	for wl in bytes-256 bytes-1024 bytes-3000; do emit "clients=1 workload=$wl memcgs=1 $d"; done
 	# a synchronous drain of one memcg (as an offline does) per pair, with

@@ -27,9 +27,10 @@
 #   PROFILE_KERNEL   kernel to profile (default deb-amd64)
 #   PROFILE_JOBS     bench lines without duration_ms, separated by ';'
 #                    (default: floor, then pages and bytes of decoupled,
-#                    coupled, none and percpu-counter (and the pages of
-#                    hahn-v4 and hahn-v6), one memcg; none's
-#                    bytes are the control "objcg-atomic")
+#                    coupled, none and percpu-counter, the pages of
+#                    hahn-v4 and hahn-v6, the bytes of decoupled-7.3;
+#                    one memcg; none's bytes are the control
+#                    "objcg-atomic")
 #   PROFILE_MS       guest ms of the shorter run of each job (default 5)
 #   PROFILE_BLOCKS   blocks listed per job, hottest first (default 25; 0: none)
 set -euo pipefail
@@ -37,7 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 kernel=${PROFILE_KERNEL:-deb-amd64}
-jobs=${PROFILE_JOBS:-workload=floor;mode=decoupled workload=pages;mode=coupled workload=pages;mode=none workload=pages;mode=percpu-counter workload=pages;mode=hahn-v4 workload=pages;mode=hahn-v6 workload=pages;mode=decoupled workload=bytes;mode=coupled workload=bytes;mode=none workload=bytes;mode=percpu-counter workload=bytes}
+jobs=${PROFILE_JOBS:-workload=floor;mode=decoupled workload=pages;mode=coupled workload=pages;mode=none workload=pages;mode=percpu-counter workload=pages;mode=hahn-v4 workload=pages;mode=hahn-v6 workload=pages;mode=decoupled workload=bytes;mode=decoupled-7.3 workload=bytes;mode=coupled workload=bytes;mode=none workload=bytes;mode=percpu-counter workload=bytes}
 ms=${PROFILE_MS:-5}
 blocks=${PROFILE_BLOCKS:-25}
 [[ $ms =~ ^[1-9][0-9]*$ && $ms -le 5000 ]] || die "PROFILE_MS=$ms: expected 1..5000 (guest ms)"

@@ -99,6 +99,8 @@ kcost_jobs() {
 	local wl d="duration_ms=$ims"
 	echo "mode=decoupled clients=1 workload=floor $d"
 	for wl in pages bytes; do emit "clients=1 workload=$wl memcgs=1 $d"; done
+	# on the 7.x kernel, the obj stock shaped as that kernel's
+	echo "mode=decoupled-7.3 clients=1 workload=bytes memcgs=1 $d"
 }
 
 # meta DIR KEY=VALUE...: facts about a guest run, for the report

@@ -192,7 +192,7 @@ def source_words():
 # ---- the "Results in brief" claims against the generated bench block ----
 
 MODE_WORDS = {"decoupled", "decoupled-owner", "percpu-counter", "coupled",
-              "coupled-noirq", "none", "objcg-atomic"}
+              "coupled-noirq", "none", "objcg-atomic", "decoupled-7.3"}
 CLAIM_TAG_RE = re.compile(r"<!--\s*claim:\s*([\w-]+)\s*-->")
 
 

@@ -33,6 +33,8 @@ HITS = {
                         ("mcs_obj_stock", ["lock", "owner", "cached", "nr_bytes"])),
     "coupled": (("mcs_coupled_stock", ["lock", "cached", "nr_pages"]),
                 ("mcs_coupled_stock", ["lock", "cached_objcg", "nr_bytes"])),
+    "decoupled-7.3": (("mcs_memcg_stock", ["lock", "cached", "nr_pages"]),
+                      ("mcs_obj73_stock", ["lock", "cached", "nr_bytes"])),
 }
 HITS["coupled-noirq"] = HITS["coupled"]
 PER_CPU = {
@@ -40,6 +42,7 @@ PER_CPU = {
     "decoupled-owner": ["mcs_memcg_stock", "mcs_obj_stock"],
     "coupled": ["mcs_coupled_stock"],
     "coupled-noirq": ["mcs_coupled_stock"],
+    "decoupled-7.3": ["mcs_memcg_stock", "mcs_obj73_stock"],
 }
 
 
@@ -88,11 +91,12 @@ def main():
         sys.exit(2)
     ko = sys.argv[1]
     structs = {s: pahole(ko, s) for s in ("mcs_memcg_stock", "mcs_obj_stock",
-                                          "mcs_coupled_stock", "mcs_hahn_v6_stock")}
+                                          "mcs_obj73_stock", "mcs_coupled_stock",
+                                          "mcs_hahn_v6_stock")}
     slots = structs["mcs_memcg_stock"][0]["cached"][2]
-    print(f"  {'design':<16} | {'per-CPU structs: bytes (cache lines)':<46} | {'bytes/CPU':>9} | "
+    print(f"  {'design':<16} | {'per-CPU structs: bytes (cache lines)':<48} | {'bytes/CPU':>9} | "
           f"{'page hit lines':>14} | {'byte hit lines':>14}")
-    for d in ("decoupled", "decoupled-owner", "coupled", "coupled-noirq"):
+    for d in ("decoupled", "decoupled-owner", "coupled", "coupled-noirq", "decoupled-7.3"):
         parts = ", ".join(f"{s} {structs[s][1][0]} ({structs[s][1][1]})" for s in PER_CPU[d])
         total = sum(structs[s][1][0] for s in PER_CPU[d])
         (ps, pm), (bs, bm) = HITS[d]
@@ -102,17 +106,17 @@ def main():
             last = lines_of(structs[st][0], names, slots - 1)
             cells.append(f"{first}" if first == last or d.startswith("coupled")
                          else f"{first} / {last}")
-        print(f"  {d:<16} | {parts:<46} | {total:>9} | {cells[0]:>14} | {cells[1]:>14}")
+        print(f"  {d:<16} | {parts:<48} | {total:>9} | {cells[0]:>14} | {cells[1]:>14}")
     for d in ("percpu-counter", "hahn-v4"):
-        print(f"  {d:<16} | {'an atomic_t per memcg (alloc_percpu)':<46} | "
+        print(f"  {d:<16} | {'an atomic_t per memcg (alloc_percpu)':<48} | "
               f"{'4/memcg':>9} | {'1 per memcg':>14} | {'-':>14}")
     v6, v6_size = structs["mcs_hahn_v6_stock"]
     first = lines_of(v6, ["lock", "cached", "nr_pages"], 0)
     last = lines_of(v6, ["lock", "cached", "nr_pages"], slots - 1)
     v6_parts = f"mcs_hahn_v6_stock {v6_size[0]} ({v6_size[1]})"
-    print(f"  {'hahn-v6':<16} | {v6_parts:<46} | {v6_size[0]:>9} | "
+    print(f"  {'hahn-v6':<16} | {v6_parts:<48} | {v6_size[0]:>9} | "
           f"{first if first == last else f'{first} / {last}':>14} | {'-':>14}")
-    print(f"  {'none':<16} | {'-':<46} | {0:>9} | {'-':>14} | {'-':>14}")
+    print(f"  {'none':<16} | {'-':<48} | {0:>9} | {'-':>14} | {'-':>14}")
     note = (f"hit lines: lines of the per-CPU struct that a hit reads or writes, from its "
             f"members' offsets, counted from a cache-line boundary (the decoupled stocks are "
             f"aligned; the coupled stock is not and may straddle one line more); a / b: the hit "

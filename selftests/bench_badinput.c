@@ -506,7 +506,7 @@ static void test_cross_and_limit(void)
 {
 	static const char * const modes[] = {
 		"decoupled", "decoupled-owner", "coupled", "coupled-noirq", "percpu-counter",
-		"hahn-v6", "hahn-v4", "none",
+		"hahn-v6", "hahn-v4", "none", "decoupled-7.3",
 	};
 	char line[160], res[MCS_RESULTS_SIZE] = "";
 	unsigned int i;

@@ -169,7 +169,7 @@ static const char * const words[] = {
 	"1", "0", "all", "stop", "start", "page_counter", "stock", "task", "softirq",
 	"hardirq", "contexts", "bytes", "limit", "churn", "hotplug", "custom", "decoupled",
 	"coupled", "none", "coupled-noirq", "decoupled-owner", "percpu-counter", "objcg-atomic",
-	"hahn-v4", "hahn-v6",
+	"hahn-v4", "hahn-v6", "decoupled-7.3",
 	"pages", "mixed",
 	"floor", "bytes-256", "bytes-1024", "bytes-3000", "bytes-64", "yes",
 	"no", "true", "on", "off",
@@ -191,12 +191,13 @@ static const char * const junk_keys[] = {
 
 static const char * const modes[] = {
 	"decoupled", "coupled", "none", "decoupled-owner", "percpu-counter", "hahn-v4", "hahn-v6",
+	"decoupled-7.3",
 };
 
 /* the bench also takes its control, which config refuses */
 static const char * const bench_modes[] = {
 	"decoupled", "coupled", "none", "coupled-noirq", "decoupled-owner", "percpu-counter",
-	"hahn-v4", "hahn-v6",
+	"hahn-v4", "hahn-v6", "decoupled-7.3",
 };
 
 static const char * const workloads[] = {

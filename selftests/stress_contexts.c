@@ -218,6 +218,7 @@ static void test_modes(void)
 {
 	static const char * const modes[] = {
 		"coupled", "none", "decoupled-owner", "percpu-counter", "hahn-v4", "hahn-v6",
+		"decoupled-7.3",
 		"decoupled",
 	};
 	char buf[4096], line[64];
@@ -249,7 +250,7 @@ static void test_modes(void)
 	if (mcs_puts("config", "mode=decoupled\n"))
 		ok = 0;
 	ok = ok && mcs_kmsg_clean(kmsg);
-	ksft_test_result(ok, "modes: coupled, none, decoupled-owner, percpu-counter, hahn-v4 and hahn-v6 pass every context, every mode passes hotplug\n");
+	ksft_test_result(ok, "modes: coupled, none, decoupled-owner, percpu-counter, hahn-v4, hahn-v6 and decoupled-7.3 pass every context, every mode passes hotplug\n");
 }
 
 int main(void)

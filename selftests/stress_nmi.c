@@ -119,6 +119,7 @@ static int run_nmi_case(const char *cas, const char *mode)
 
 static const char * const nmi_modes[] = {
 	"decoupled", "coupled", "none", "decoupled-owner", "percpu-counter", "hahn-v4", "hahn-v6",
+	"decoupled-7.3",
 };
 
 static void test_nmi_cases(void)

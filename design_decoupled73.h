@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Mode "decoupled-7.3": the obj stock exactly as Linux 7.3 has it, beside
+ * the page stock of "decoupled", so that the benchmark can put the kernel's
+ * own obj stock pair and ours on one footing.  "decoupled" keeps its obj
+ * stock, an optimised shape of ours (hits inlined into the entry point,
+ * seven slots scanned once, unrolled, a keep-one-page threshold); this
+ * mode is the upstream shape, slot for slot and call for call:
+ *
+ *  - five slots, and all a hit touches in one 64-byte line: the lock, the
+ *    slab-stat slot and node, two 16-bit slab deltas, five 16-bit byte
+ *    counts, five objcg pointers (struct mcs_obj73_stock);
+ *  - the trylock is a function of its own (7.3's trylock_stock() is not
+ *    inlined: a call and a return per operation), the refill too
+ *    (__refill_obj_stock()); the consume and the unlock are inline;
+ *  - the scans are plain loops, as upstream's, not unrolled; the consume
+ *    stops at the objcg's slot; the refill looks for the objcg's slot and
+ *    notes the first empty one on the way;
+ *  - a refill that takes a slot moves the objcg's leftover into it with
+ *    one exchange (a read first: no atomic when it is empty), and evicts
+ *    round-robin (drain_idx) when no slot is empty: no admission
+ *    throttle, no count of slots in use;
+ *  - a slot that passes one page on an uncharge (or on taking a slot)
+ *    gives its whole pages back at once, keeping the sub-page rest; any
+ *    refill gives them back past U16_MAX, which the 16-bit count cannot
+ *    hold.
+ *
+ * What differs, and why: the pages a refill gives back leave through the
+ * caller after the section (every design's rule, stock_designs.h), where
+ * 7.3 uncharges them inside it; a put checks the mode fence inside its
+ * section (three instructions on a hit) and counts a busy stock; on an
+ * entry point's miss the objcg's leftover is tried before pages are
+ * charged (the entry point's, shared by every mode).
+ *
+ * The mode belongs to design "decoupled" (mcs_design_decoupled73 is
+ * mcs_design_decoupled), as "decoupled-owner" does: its page stock is that
+ * design's memcg stock, taken with the same local_trylock_t, and its obj
+ * stock is one more kind of that design's stocks.  Sharing the memcg stock
+ * is what makes it one design: a switch between two modes of one design
+ * passes through "none" (stock_designs.h), which the owner section of
+ * "decoupled-owner" needs against this mode's local_trylock_t exactly as
+ * against "decoupled"'s.  A design of its own would have needed a copy of
+ * the memcg stock, or switch rules that know of stocks shared between
+ * designs.  The obj stock itself is this mode's alone; its data and code
+ * are here and in design_decoupled73.c.
+ */
+#ifndef MEMCG_STOCK_DESIGN_DECOUPLED73_H
+#define MEMCG_STOCK_DESIGN_DECOUPLED73_H
+
+#include "design_decoupled.h"
+#include "mcs_internal.h"
+
+/* the design of the mode, as the drains and the switch see it: see above */
+#define mcs_design_decoupled73	mcs_design_decoupled
+
+/* the obj stock as the drains see it (one of design "decoupled"'s kinds) */
+extern const struct mcs_stock_kind mcs_obj73_stock_kind;
+
+/* design_decoupled73.c */
+struct mcs_obj73_stock *mcs_obj73_trylock_stock(void);
+unsigned int mcs_obj73_refill(struct mcs_objcg *objcg, struct mcs_obj73_stock *stock,
+			      unsigned int nr_bytes, bool allow_uncharge);
+bool mcs_decoupled73_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account,
+				int nid, enum mcs_slab_item item, enum mcs_stock_mode mode);
+unsigned int mcs_decoupled73_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				       bool allow_uncharge, bool account, int acct, int nid,
+				       enum mcs_slab_item item, enum mcs_stock_mode mode);
+
+/* ---- pages: the memcg stock of design "decoupled" ---------------------- */
+
+static __always_inline enum mcs_stock_answer
+mcs_decoupled73_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages,
+			   enum mcs_stock_mode mode)
+{
+	return mcs_decoupled_pages_take(memcg, nr_pages, mode);
+}
+
+static __always_inline enum mcs_stock_answer
+mcs_decoupled73_pages_take_fast(struct mcs_memcg *memcg, unsigned int nr_pages,
+				enum mcs_stock_mode mode)
+{
+	return mcs_decoupled_pages_take(memcg, nr_pages, mode);
+}
+
+static __always_inline void mcs_decoupled73_pages_put(struct mcs_memcg *memcg,
+						      unsigned int nr_pages,
+						      enum mcs_stock_mode mode)
+{
+	mcs_decoupled_pages_put(memcg, nr_pages, mode);
+}
+
+static __always_inline bool mcs_decoupled73_pages_put_fast(struct mcs_memcg *memcg,
+							   unsigned int nr_pages,
+							   enum mcs_stock_mode mode)
+{
+	return mcs_decoupled_pages_put_fast(memcg, nr_pages, mode);
+}
+
+/* ---- bytes: the 7.3-shaped obj stock ----------------------------------- */
+
+static __always_inline void mcs_obj73_unlock_stock(struct mcs_obj73_stock *stock)
+{
+	if (stock)
+		local_unlock(&mcs_obj73_stock.lock);
+}
+
+/*
+ * Take @nr_bytes of @objcg from the locked @stock: the scan stops at the
+ * objcg's slot, which has enough bytes or not.
+ */
+static __always_inline bool mcs_obj73_consume(struct mcs_objcg *objcg,
+					      struct mcs_obj73_stock *stock,
+					      unsigned int nr_bytes)
+{
+	int i;
+
+	for (i = 0; i < NR_OBJ73_STOCK; i++) {
+		if (READ_ONCE(stock->cached[i]) != objcg)
+			continue;
+		if (stock->nr_bytes[i] < nr_bytes)
+			return false;
+		stock->nr_bytes[i] -= nr_bytes;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The byte take of a plain charge, inline in the entry point as 7.3's
+ * consume_obj_stock() is in obj_cgroup_charge(): the out-of-line trylock,
+ * the scan, the unlock.
+ */
+static __always_inline enum mcs_stock_answer
+mcs_decoupled73_bytes_take_fast(struct mcs_objcg *objcg, unsigned int size,
+				enum mcs_stock_mode mode)
+{
+	struct mcs_obj73_stock *stock = mcs_obj73_trylock_stock();
+	bool hit;
+
+	if (!stock)
+		return MCS_TAKE_BUSY;
+	hit = mcs_obj73_consume(objcg, stock, size);
+	mcs_obj73_unlock_stock(stock);
+	return hit ? MCS_TAKE_HIT : MCS_TAKE_MISS;
+}
+
+/*
+ * The byte put of a plain uncharge, inline in the entry point as 7.3's
+ * refill_obj_stock() is in obj_cgroup_uncharge(): the out-of-line trylock,
+ * the out-of-line refill (which takes a busy stock's bytes to the
+ * leftover), the unlock.  The section is the mode fence (see
+ * mcs_decoupled_pages_put_fast()): a refused fence is a busy stock.
+ * Returns the whole pages that the caller gives back once the section is
+ * left; never -1 (the refill takes what a busy stock refuses).
+ */
+static __always_inline int mcs_decoupled73_bytes_put_fast(struct mcs_objcg *objcg,
+							  unsigned int nr_bytes,
+							  enum mcs_stock_mode mode)
+{
+	struct mcs_obj73_stock *stock = mcs_obj73_trylock_stock();
+	unsigned int nr_pages;
+
+	if (stock && unlikely(!mcs_mode_fence_holds(mode))) {
+		mcs_obj73_unlock_stock(stock);
+		stock = NULL;
+	}
+	nr_pages = mcs_obj73_refill(objcg, stock, nr_bytes, true);
+	mcs_obj73_unlock_stock(stock);
+	return nr_pages;
+}
+
+#endif /* MEMCG_STOCK_DESIGN_DECOUPLED73_H */
