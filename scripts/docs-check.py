@@ -192,7 +192,8 @@ def source_words():
 # ---- the "Results in brief" claims against the generated bench block ----
 
 MODE_WORDS = {"decoupled", "decoupled-owner", "percpu-counter", "coupled",
-              "coupled-noirq", "none", "objcg-atomic", "decoupled-7.3"}
+              "coupled-noirq", "none", "objcg-atomic", "decoupled-7.3", "hahn-v4",
+              "hahn-v6"}
 CLAIM_TAG_RE = re.compile(r"<!--\s*claim:\s*([\w-]+)\s*-->")
 
 
