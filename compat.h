@@ -369,4 +369,19 @@ static inline void *mcs_compat_kernel_function(const char *name)
 #define mcs_compat_page_counter_init(c, parent)	page_counter_init(c, parent)
 #endif
 
+/*
+ * The charge-stream recorder (harness/record.c) probes the kernel's own
+ * memcg charge points with kprobes and kretprobes and reads each caller's
+ * return address at the probed function's entry: the word at the stack
+ * pointer on x86-64 (the probe sits at the entry, before any push).
+ * Elsewhere (UML, no kprobes, no memcg) "record" says unsupported.
+ */
+#if defined(CONFIG_KPROBES) && defined(CONFIG_KRETPROBES) && defined(CONFIG_MEMCG) && \
+	defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+#define MCS_HAVE_RECORDER	1
+#define mcs_compat_entry_return_address(regs)	(*(unsigned long *)kernel_stack_pointer(regs))
+#else
+#define MCS_HAVE_RECORDER	0
+#endif
+
 #endif /* MEMCG_STOCK_COMPAT_H */

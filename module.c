@@ -30,6 +30,8 @@ static void __init mcs_debugfs_create(void)
 	mcs_bench_init(mcs_debugfs_root);
 	mcs_slab_report_init(mcs_debugfs_root);
 	mcs_kernel_cost_init(mcs_debugfs_root);
+	mcs_record_init(mcs_debugfs_root);
+	mcs_replay_init(mcs_debugfs_root);
 }
 
 static int __init mcs_module_init(void)
@@ -67,6 +69,8 @@ static void __exit mcs_module_exit(void)
 	/* Removing the directory waits for readers and writers to leave. */
 	debugfs_remove(mcs_debugfs_root);
 	mcs_debugfs_root = NULL;
+	mcs_record_exit();
+	mcs_replay_exit();
 	mcs_selftest_file_exit();
 	mcs_stock_exit();
 	mcs_slab_exit();

@@ -55,6 +55,15 @@ int mcs_input_key(const char *what, const char *key, const char * const *names,
 /* bench.c */
 void mcs_bench_init(struct dentry *dir);
 
+/* record.c: record the kernel's own charge stream (debugfs "record") */
+void mcs_record_init(struct dentry *dir);
+void mcs_record_exit(void);
+
+/* replay.c: load a recorded stream (debugfs "trace_load") and replay it */
+void mcs_replay_init(struct dentry *dir);
+void mcs_replay_exit(void);
+int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, char *result, size_t size);
+
 /* kernel_cost.c: the kernel's own memcg accounting, beside the bench */
 void mcs_kernel_cost_init(struct dentry *dir);
 
