@@ -44,8 +44,9 @@
  * "record_trace" is built at its open, once the recording has stopped: the
  * per-CPU buffers merged by timestamp (each CPU's events in its own
  * order), the memcg table sorted parents first, and each memcg's opening
- * balance computed.  Errors: -EBUSY (start while recording, record_trace
- * while recording), -ENODATA (nothing recorded), -EINVAL (bad line),
+ * balance computed; it is empty before the first recording.  Errors:
+ * -EBUSY (start while recording, record_trace while recording), -EINVAL
+ * (bad line),
  * -EOPNOTSUPP (a kernel without kprobes or memcg: compat.h), -ENOENT (no
  * charge point found), -ENOMEM.
  *
@@ -728,7 +729,8 @@ static int rec_trace_open(struct inode *inode, struct file *file)
 	if (!o)
 		return -ENOMEM;
 	mutex_lock(&rec_lock);
-	ret = rec_state == REC_RECORDING ? -EBUSY : rec_state == REC_IDLE ? -ENODATA : rec_build(o);
+	/* nothing recorded yet: an empty file */
+	ret = rec_state == REC_RECORDING ? -EBUSY : rec_state == REC_IDLE ? 0 : rec_build(o);
 	mutex_unlock(&rec_lock);
 	if (ret) {
 		kfree(o);

@@ -116,6 +116,8 @@ static int replay_check_header(const struct mcs_trace_header *h, size_t *total)
 		return replay_refuse("%u memcgs and %u events, at most %u and %u",
 				     h->nr_memcgs, h->nr_events, MCS_TRACE_MAX_MEMCGS,
 				     MCS_TRACE_MAX_EVENTS);
+	if (!h->nr_events)
+		return replay_refuse("no events");
 	if (h->page_size != PAGE_SIZE)
 		return replay_refuse("recorded with pages of %u bytes, these are %lu",
 				     h->page_size, PAGE_SIZE);
@@ -647,7 +649,7 @@ static int replay_open_balances(struct replay_run *run)
 }
 
 /* What each memcg holds once the stream is over, given back. */
-static void replay_close_balances(struct replay_run *run)
+static int replay_close_balances(struct replay_run *run)
 {
 	unsigned int i, n;
 
@@ -663,6 +665,44 @@ static void replay_close_balances(struct replay_run *run)
 			mcs_obj_uncharge(run->objcg[i], n);
 		}
 	}
+	return 0;
+}
+
+/* A function of the run, called in a kthread bound to one CPU. */
+struct replay_call {
+	struct replay_run *run;
+	int (*fn)(struct replay_run *run);
+	int ret;
+	struct completion done;
+};
+
+static int replay_call_fn(void *arg)
+{
+	struct replay_call *c = arg;
+
+	c->ret = c->fn(c->run);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * Run @fn on @cpu: the balances go through the byte stock of one CPU, the
+ * same in every replay, whatever CPU the writer is on (a balance given
+ * back through another CPU's obj stock would round to other whole pages).
+ */
+static int replay_on_cpu(struct replay_run *run, int cpu, int (*fn)(struct replay_run *run))
+{
+	struct replay_call c = { .run = run, .fn = fn };
+	struct task_struct *task;
+
+	init_completion(&c.done);
+	task = kthread_create(replay_call_fn, &c, "mcs_replay/b%d", cpu);
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	kthread_bind(task, cpu);
+	wake_up_process(task);
+	wait_for_completion(&c.done);
+	return c.ret;
 }
 
 static void replay_events_sum(struct replay_run *run, unsigned long *sum)
@@ -760,7 +800,10 @@ static int replay_measure(struct replay_run *run, struct replay_worker *w,
 	int ret;
 	bool ok;
 
-	ret = replay_open_balances(run);
+	/* the CPU of the balances; replay_stream() checks the others */
+	if (!cpu_online(run->t->events[0].cpu))
+		return -EINVAL;
+	ret = replay_on_cpu(run, run->t->events[0].cpu, replay_open_balances);
 	/* the stocks start empty: what the stream finds there is its own */
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	replay_events_sum(run, before);
@@ -770,7 +813,8 @@ static int replay_measure(struct replay_run *run, struct replay_worker *w,
 	replay_events_sum(run, after);
 	for (k = 0; k < NR_MCS_EVENTS; k++)
 		after[k] -= before[k];
-	replay_close_balances(run);
+	if (replay_on_cpu(run, run->t->events[0].cpu, replay_close_balances))
+		replay_close_balances(run);
 	/* nothing is live: what the replay's memcgs still use is held in stocks */
 	stranded = mcs_memcg_usage(run->parent);
 	mcs_drain_all_stock(mcs_root_memcg(), true);
