@@ -144,7 +144,8 @@ static void rec_range_find(struct rec_range *r)
 	unsigned long addr;
 	char *plus;
 
-	r->start = r->end = 0;
+	r->start = 0;
+	r->end = 0;
 	if (register_kprobe(&kp))
 		return;
 	addr = (unsigned long)kp.addr;
@@ -215,6 +216,7 @@ static int rec_memcg_index(struct mem_cgroup *memcg, unsigned int level)
 		m->parent = parent;
 		m->depth = parent < 0 ? 1 : rec_table[parent].depth + 1;
 		strscpy(m->name, memcg->css.cgroup->kn->name, sizeof(m->name));
+		/* the fields above before the flag: pairs with READ_ONCE(m->ready) */
 		smp_store_release(&m->ready, true);
 		return m - rec_table;
 	}
@@ -273,7 +275,7 @@ static int rec_try_charge_entry(struct kretprobe_instance *ri, struct pt_regs *r
 	c->memcg = rec_memcg_index((struct mem_cgroup *)regs_get_kernel_argument(regs, 0), 0);
 	if (c->memcg < 0)
 		return 1;
-	c->flags = rec_gfp_flags((gfp_t)regs_get_kernel_argument(regs, 1)) |
+	c->flags = rec_gfp_flags((__force gfp_t)regs_get_kernel_argument(regs, 1)) |
 		   ((caller < 0 ? MCS_TRACE_SRC_OTHER : rec_caller_src[caller]) <<
 		    MCS_TRACE_SRC_SHIFT);
 	c->amount = (unsigned int)regs_get_kernel_argument(regs, 2);
@@ -312,7 +314,7 @@ static int rec_obj_charge_entry(struct kretprobe_instance *ri, struct pt_regs *r
 	c->memcg = rec_objcg_index((struct obj_cgroup *)regs_get_kernel_argument(regs, 0));
 	if (c->memcg < 0)
 		return 1;
-	c->flags = rec_gfp_flags((gfp_t)regs_get_kernel_argument(regs, 1)) |
+	c->flags = rec_gfp_flags((__force gfp_t)regs_get_kernel_argument(regs, 1)) |
 		   (MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT);
 	c->amount = regs_get_kernel_argument(regs, 2);
 	return 0;
@@ -725,7 +727,7 @@ static int rec_trace_open(struct inode *inode, struct file *file)
 	struct rec_out *o;
 	int ret;
 
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc_obj(*o, GFP_KERNEL);
 	if (!o)
 		return -ENOMEM;
 	mutex_lock(&rec_lock);

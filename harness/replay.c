@@ -202,12 +202,12 @@ static int replay_check_events(const struct mcs_trace_header *h,
 		b = &bal[2 * e->memcg + (e->kind >= MCS_TRACE_BYTE_CHARGE)];
 		if (e->kind == MCS_TRACE_PAGE_CHARGE || e->kind == MCS_TRACE_BYTE_CHARGE)
 			*b += e->amount;
-		if (e->kind == MCS_TRACE_PAGE_UNCHARGE || e->kind == MCS_TRACE_BYTE_UNCHARGE) {
-			if (*b < e->amount)
-				return replay_refuse("event %u: uncharge of %u from memcg %u, which holds %lld",
-						     i, e->amount, e->memcg, *b);
-			*b -= e->amount;
-		}
+		if (e->kind != MCS_TRACE_PAGE_UNCHARGE && e->kind != MCS_TRACE_BYTE_UNCHARGE)
+			continue;
+		if (*b < e->amount)
+			return replay_refuse("event %u: uncharge of %u, memcg %u holds %lld",
+					     i, e->amount, e->memcg, *b);
+		*b -= e->amount;
 	}
 	return 0;
 }
@@ -269,7 +269,7 @@ static int trace_load_open(struct inode *inode, struct file *file)
 		return 0;
 	if (atomic_cmpxchg(&replay_loading, 0, 1))
 		return -EBUSY;
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	l = kzalloc_obj(*l, GFP_KERNEL);
 	if (!l) {
 		atomic_set(&replay_loading, 0);
 		return -ENOMEM;
@@ -285,7 +285,7 @@ static int trace_load_begin(struct replay_load *l)
 
 	if (ret)
 		return ret;
-	l->t = kzalloc(sizeof(*l->t), GFP_KERNEL);
+	l->t = kzalloc_obj(*l->t, GFP_KERNEL);
 	if (!l->t)
 		return -ENOMEM;
 	l->t->blob = kvmalloc(l->total, GFP_KERNEL);
@@ -850,7 +850,7 @@ int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, char *result,
 		pr_warn_ratelimited("memcg_stock: bench: workload=replay needs a trace in trace_load\n");
 		return -ENOENT;
 	}
-	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	run = kzalloc_obj(*run, GFP_KERNEL);
 	if (!run)
 		goto unlock;
 	run->t = replay_loaded;

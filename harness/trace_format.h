@@ -35,11 +35,11 @@
 /* Bounds a replay accepts (and the recorder keeps to). */
 #define MCS_TRACE_MAX_MEMCGS	1024
 #define MCS_TRACE_MAX_DEPTH	16
-#define MCS_TRACE_MAX_EVENTS	(1U << 22)
+#define MCS_TRACE_MAX_EVENTS	4194304U
 #define MCS_TRACE_MAX_PAGES	512		/* one charge: a 2 MiB folio */
-#define MCS_TRACE_MAX_BYTES	(1U << 20)	/* one charge: a bulk slab charge */
-#define MCS_TRACE_MAX_OPEN_PAGES	(1U << 22)
-#define MCS_TRACE_MAX_OPEN_BYTES	(1ULL << 32)
+#define MCS_TRACE_MAX_BYTES	1048576U	/* one charge: a bulk slab charge */
+#define MCS_TRACE_MAX_OPEN_PAGES	4194304U
+#define MCS_TRACE_MAX_OPEN_BYTES	4294967296ULL
 
 enum mcs_trace_kind {
 	MCS_TRACE_PAGE_CHARGE,		/* charged */
@@ -121,6 +121,7 @@ struct mcs_trace_header {
  *	child of the kernel's root memcg; always below its own index
  * @depth: 1 for a child of the root, parent's depth + 1 below
  * @open_pages: opening balance of pages (see above)
+ * @reserved: 0
  * @open_bytes: opening balance of bytes
  * @name: the cgroup's name, NUL-padded
  */

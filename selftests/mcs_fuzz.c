@@ -415,7 +415,9 @@ static void pay_trace(void)
 		return;
 	}
 	/* 1: the header and the memcg table, 2: anywhere */
-	span = what == 1 ? sizeof(struct mcs_trace_header) + 8 * sizeof(struct mcs_trace_memcg) : len;
+	span = len;
+	if (what == 1)
+		span = sizeof(struct mcs_trace_header) + 8 * sizeof(struct mcs_trace_memcg);
 	n = 1 + rn(4);
 	for (i = 0; i < n; i++)
 		pay[rn(span < len ? span : len)] = (char)rnd();

@@ -44,22 +44,65 @@ static struct mcs_trace_event *first_of(unsigned int kind)
 	return &events()[0];
 }
 
-static void bad_magic(void) { hdr()->magic[0] ^= 0x20; }
-static void bad_version(void) { hdr()->version = MCS_TRACE_VERSION + 1; }
-static void bad_part_size(void) { hdr()->event_size = 16; }
-static void bad_page_size(void) { hdr()->page_size = 65536; }
-static void bad_memcg_index(void) { events()[0].memcg = hdr()->nr_memcgs; }
-static void bad_kind(void) { events()[0].kind = NR_MCS_TRACE_KINDS; }
-static void bad_nmi(void) { events()[0].flags = (events()[0].flags & ~3) | MCS_TRACE_NMI; }
-static void bad_amount_zero(void) { events()[0].amount = 0; }
-static void bad_amount_pages(void) { first_of(MCS_TRACE_PAGE_CHARGE)->amount = MCS_TRACE_MAX_PAGES + 1; }
-static void bad_amount_bytes(void) { first_of(MCS_TRACE_BYTE_CHARGE)->amount = MCS_TRACE_MAX_BYTES + 1; }
+static void bad_magic(void)
+{
+	hdr()->magic[0] ^= 0x20;
+}
+
+static void bad_version(void)
+{
+	hdr()->version = MCS_TRACE_VERSION + 1;
+}
+
+static void bad_part_size(void)
+{
+	hdr()->event_size = 16;
+}
+
+static void bad_page_size(void)
+{
+	hdr()->page_size = 65536;
+}
+
+static void bad_memcg_index(void)
+{
+	events()[0].memcg = hdr()->nr_memcgs;
+}
+
+static void bad_kind(void)
+{
+	events()[0].kind = NR_MCS_TRACE_KINDS;
+}
+
+static void bad_nmi(void)
+{
+	events()[0].flags = (events()[0].flags & ~3) | MCS_TRACE_NMI;
+}
+
+static void bad_amount_zero(void)
+{
+	events()[0].amount = 0;
+}
+
+static void bad_amount_pages(void)
+{
+	first_of(MCS_TRACE_PAGE_CHARGE)->amount = MCS_TRACE_MAX_PAGES + 1;
+}
+
+static void bad_amount_bytes(void)
+{
+	first_of(MCS_TRACE_BYTE_CHARGE)->amount = MCS_TRACE_MAX_BYTES + 1;
+}
+
 static void bad_empty(void)
 {
 	hdr()->nr_events = 0;
 }
 
-static void bad_cpu_trace(void) { events()[0].cpu = hdr()->nr_cpus; }
+static void bad_cpu_trace(void)
+{
+	events()[0].cpu = hdr()->nr_cpus;
+}
 
 /* a CPU the recording had but this machine lacks */
 static void bad_cpu_machine(void)
@@ -132,7 +175,7 @@ static const struct bad_case cases[] = {
 	{ "CPU beyond the recording's", bad_cpu_trace, "recorded on" },
 	{ "CPU beyond the machine's", bad_cpu_machine, "CPU 255" },
 	{ "sequence that does not rise", bad_sequence, "sequence" },
-	{ "uncharge of more than charged", bad_overdraw, "which holds" },
+	{ "uncharge of more than charged", bad_overdraw, " holds " },
 	{ "parent after its child", bad_parent_order, "does not come before" },
 	{ "wrong depth", bad_depth, "depth" },
 	{ "opening balance out of range", bad_open_balance, "opening balance" },
@@ -232,7 +275,8 @@ int main(void)
 	if (ret) {
 		/* fewer CPUs than the trace: trace_replay says so; the cases need a loaded trace */
 		mcs_read("trace_load", res, sizeof(res));
-		ksft_exit_skip("the shipped trace does not load here (%s): %s", strerror(-ret), res);
+		ksft_exit_skip("the shipped trace does not load here (%s): %s",
+			       strerror(-ret), res);
 	}
 	mcs_read("trace_load", before, sizeof(before));
 	ksft_test_result_pass("good trace loads: %s", before);

@@ -37,7 +37,7 @@ static unsigned int trace_cpus(void)
 	return n;
 }
 
-static int replay(const char *mode, char *res, size_t size)
+static int run_replay(const char *mode, char *res, size_t size)
 {
 	char cmd[96];
 	int ret;
@@ -104,9 +104,9 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(modes); i++) {
 		int ok, same = 1;
 
-		ret = replay(modes[i], a, sizeof(a));
+		ret = run_replay(modes[i], a, sizeof(a));
 		if (!ret)
-			ret = replay(modes[i], b, sizeof(b));
+			ret = run_replay(modes[i], b, sizeof(b));
 		if (ret) {
 			ksft_test_result_fail("replay %s: %s\n", modes[i], strerror(-ret));
 			continue;

@@ -20,6 +20,8 @@ echo +memory > $CG/cgroup.subtree_control || exit 1
 mkdir $CG/mcs || exit 1
 echo +memory > $CG/mcs/cgroup.subtree_control || exit 1
 cpus=$(grep -c '^processor' /proc/cpuinfo)
+# the trace is data of this tree: its license, first in the header's note
+lic=SPDX-License-Identifier:GPL-2.0
 
 # run "$@" in cgroup $1 (created below mcs), in the background
 in_cgroup() {
@@ -36,7 +38,7 @@ fork_loop='for i in $(seq 150); do /bin/true; done'
 
 case $W in
 many-cgroups)
-	note="cgroup-v2,$N-cgroups-below-mcs,each-one-busybox-loop,${cpus}-cpus"
+	note="$lic,cgroup-v2,$N-cgroups-below-mcs,each-one-busybox-loop,${cpus}-cpus"
 	run() {
 		k=0
 		while [ $k -lt "$N" ]; do
@@ -46,7 +48,7 @@ many-cgroups)
 		wait
 	} ;;
 fork-storm)
-	note="cgroup-v2,4-cgroups-below-mcs,fork-exec-loops,${cpus}-cpus"
+	note="$lic,cgroup-v2,4-cgroups-below-mcs,fork-exec-loops,${cpus}-cpus"
 	run() {
 		for k in 0 1 2 3; do
 			in_cgroup "f$k" sh -c "$fork_loop"
