@@ -712,7 +712,7 @@ static int rec_build(struct rec_out *o)
 	h->duration_ns = rec_t1 - rec_t0;
 	strscpy_pad(h->release, init_utsname()->release, sizeof(h->release));
 	strscpy_pad(h->workload, rec_workload, sizeof(h->workload));
-	snprintf(h->note, sizeof(h->note), "%s%sprobes=%s", rec_note, rec_note[0] ? " " : "",
+	scnprintf(h->note, sizeof(h->note), "%s%sprobes=%s", rec_note, rec_note[0] ? " " : "",
 		 rec_points);
 	ret = 0;
 out:

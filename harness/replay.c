@@ -38,7 +38,8 @@
  * replay's design refuses is counted, and the uncharges after it give back
  * only what its memcg holds.  The memcgs have no limit.  ns_per_op is the
  * time of the calls alone (each timed, the cost of reading the clock
- * taken off), per event: under qemu -icount shift=0, instructions.
+ * taken off), per event, leaving out the calls that took an interrupt
+ * (interrupted=): under qemu -icount shift=0, instructions.
  * At the end each memcg's closing balance is uncharged, the stocks drained,
  * and every memcg must be back at zero with no leftover bytes, or the
  * result says verdict=FAIL.  rmmod waits for a replay (the bench write)
@@ -67,6 +68,12 @@
 /* A replay that makes no progress for this long gives up (verdict=FAIL). */
 #define REPLAY_STALL_MS		30000
 #define REPLAY_ERR_MAX		160
+/*
+ * A call timed above this took an interrupt (a timer tick costs thousands
+ * of instructions; the slowest call of a replay, a miss up the hierarchy,
+ * well under a thousand): left out of ns_per_op and counted as interrupted.
+ */
+#define REPLAY_INTERRUPTED_NS	20000
 
 struct replay_trace {
 	void *blob;
@@ -79,19 +86,25 @@ struct replay_trace {
 /* The loaded trace; a replay holds the lock all along, a load only to install. */
 static DEFINE_MUTEX(replay_lock);
 static struct replay_trace *replay_loaded;
+/*
+ * What "trace_load" reads: the loaded trace and the last refusal, under a
+ * lock of their own, so that a read never waits for a replay.
+ */
+static DEFINE_MUTEX(replay_status_lock);
+static char replay_info[REPLAY_ERR_MAX] = "trace none";
 static char replay_error[REPLAY_ERR_MAX];
 /* one writer of trace_load at a time */
 static atomic_t replay_loading = ATOMIC_INIT(0);
 
-static int replay_refuse(const char *fmt, ...)
+static __printf(1, 2) int replay_refuse(const char *fmt, ...)
 {
 	va_list args;
 
 	va_start(args, fmt);
-	mutex_lock(&replay_lock);
+	mutex_lock(&replay_status_lock);
 	vsnprintf(replay_error, sizeof(replay_error), fmt, args);
 	pr_warn_ratelimited("memcg_stock: trace_load: %s\n", replay_error);
-	mutex_unlock(&replay_lock);
+	mutex_unlock(&replay_status_lock);
 	va_end(args);
 	return -EINVAL;
 }
@@ -302,6 +315,7 @@ static int trace_load_begin(struct replay_load *l)
 /* The trace is complete: validate, then take the place of the loaded one. */
 static int trace_load_finish(struct replay_load *l)
 {
+	const struct mcs_trace_header *h;
 	struct replay_trace *old;
 	int ret = replay_validate(l->t);
 
@@ -314,7 +328,14 @@ static int trace_load_finish(struct replay_load *l)
 	}
 	old = replay_loaded;
 	replay_loaded = l->t;
+	h = l->t->h;
+	mutex_lock(&replay_status_lock);
+	snprintf(replay_info, sizeof(replay_info),
+		 "trace workload=%.*s release=%.*s cpus=%u memcgs=%u events=%u lost=%llu",
+		 MCS_TRACE_NAME_LEN, h->workload, MCS_TRACE_RELEASE_LEN, h->release,
+		 h->nr_cpus, h->nr_memcgs, h->nr_events, h->lost);
 	replay_error[0] = '\0';
+	mutex_unlock(&replay_status_lock);
 	mutex_unlock(&replay_lock);
 	l->t = NULL;
 	replay_trace_free(old);
@@ -387,24 +408,15 @@ static int trace_load_release(struct inode *inode, struct file *file)
 
 static ssize_t trace_load_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
-	char buf[REPLAY_ERR_MAX + 256];
+	char buf[2 * REPLAY_ERR_MAX + 32];
 	int len;
 
-	mutex_lock(&replay_lock);
-	if (replay_loaded) {
-		const struct mcs_trace_header *h = replay_loaded->h;
-
-		len = scnprintf(buf, sizeof(buf),
-				"trace workload=%.*s release=%.*s cpus=%u memcgs=%u events=%u lost=%llu",
-				MCS_TRACE_NAME_LEN, h->workload, MCS_TRACE_RELEASE_LEN,
-				h->release, h->nr_cpus, h->nr_memcgs, h->nr_events, h->lost);
-	} else {
-		len = scnprintf(buf, sizeof(buf), "trace none");
-	}
+	mutex_lock(&replay_status_lock);
+	len = scnprintf(buf, sizeof(buf), "%s", replay_info);
 	if (replay_error[0])
 		len += scnprintf(buf + len, sizeof(buf) - len, " last_error=\"%s\"", replay_error);
 	len += scnprintf(buf + len, sizeof(buf) - len, "\n");
-	mutex_unlock(&replay_lock);
+	mutex_unlock(&replay_status_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
@@ -429,7 +441,8 @@ static const struct file_operations trace_load_fops = {
  * @cursor: the next event to run
  * @stop: give up (a stall)
  * @clock_ns: cost of one clock read pair, taken off each timed call
- * @ns: time of the calls
+ * @ns: time of the calls, less those that took an interrupt
+ * @timed: calls in @ns
  * @refusals: charges the design refused
  * @recorded_refusals: refusals in the trace (nothing charged)
  * @short_uncharges: uncharges cut to what a memcg held after a refusal
@@ -445,7 +458,7 @@ struct replay_run {
 	atomic_t cursor;
 	bool stop;
 	u64 clock_ns;
-	atomic64_t ns;
+	atomic64_t ns, timed;
 	atomic_t refusals, recorded_refusals, short_uncharges;
 	atomic_t left;
 	struct completion done;
@@ -546,17 +559,22 @@ static int replay_worker_fn(void *arg)
 	struct replay_run *run = w->run;
 	const struct mcs_trace_event *e = run->t->events;
 	unsigned int i, n = run->t->h->nr_events;
-	u64 ns = 0;
+	u64 ns = 0, timed = 0, t;
 
 	for (i = 0; i < n; i++) {
 		if (e[i].cpu != w->cpu)
 			continue;
 		if (!replay_wait(run, i))
 			break;
-		ns += replay_event(run, &e[i]);
+		t = replay_event(run, &e[i]);
 		atomic_set_release(&run->cursor, i + 1);
+		if (t > REPLAY_INTERRUPTED_NS)
+			continue;
+		ns += t;
+		timed++;
 	}
 	atomic64_add(ns, &run->ns);
+	atomic64_add(timed, &run->timed);
 	if (atomic_dec_and_test(&run->left))
 		complete(&run->done);
 	return 0;
@@ -778,14 +796,14 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 			  char *result, size_t size)
 {
 	const struct mcs_trace_header *h = run->t->h;
-	u64 ns = atomic64_read(&run->ns), events = max(h->nr_events, 1U);
-	u64 tenths = ns * 10 / events;
+	u64 ns = atomic64_read(&run->ns), timed = atomic64_read(&run->timed);
+	u64 tenths = ns * 10 / max_t(u64, timed, 1);
 
 	snprintf(result, size,
-		 "mode=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u ns=%llu ns_per_op=%llu.%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu verdict=%s\n",
+		 "mode=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u ns=%llu ns_per_op=%llu.%llu interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu verdict=%s\n",
 		 mcs_stock_mode_name(mode), MCS_TRACE_NAME_LEN, h->workload,
 		 MCS_TRACE_RELEASE_LEN, h->release, mcs_charge_batch(), h->nr_cpus, h->nr_memcgs,
-		 h->nr_events, h->nr_events, ns, tenths / 10, tenths % 10,
+		 h->nr_events, h->nr_events, ns, tenths / 10, tenths % 10, h->nr_events - timed,
 		 ev[MCS_STOCK_HIT], ev[MCS_STOCK_MISS], ev[MCS_TRYLOCK_FAIL], ev[MCS_REFILL],
 		 ev[MCS_DRAIN], atomic_read(&run->refusals), atomic_read(&run->recorded_refusals),
 		 atomic_read(&run->short_uncharges), stranded, ok ? "PASS" : "FAIL");
