@@ -380,6 +380,12 @@ static inline void *mcs_compat_kernel_function(const char *name)
 	defined(CONFIG_X86_64) && !defined(CONFIG_UML)
 #define MCS_HAVE_RECORDER	1
 #define mcs_compat_entry_return_address(regs)	(*(unsigned long *)kernel_stack_pointer(regs))
+/* struct folio_batch: its own header from 7.x on, pagevec.h's before */
+#if __has_include(<linux/folio_batch.h>)
+#include <linux/folio_batch.h>
+#else
+#include <linux/pagevec.h>
+#endif
 #else
 #define MCS_HAVE_RECORDER	0
 #endif

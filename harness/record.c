@@ -78,7 +78,6 @@
 #include <linux/kprobes.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
-#include <linux/pagevec.h>
 #include <linux/sort.h>
 #include <asm/local.h>
 
