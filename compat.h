@@ -380,9 +380,13 @@ static inline void *mcs_compat_kernel_function(const char *name)
 	defined(CONFIG_X86_64) && !defined(CONFIG_UML)
 #define MCS_HAVE_RECORDER	1
 #define mcs_compat_entry_return_address(regs)	(*(unsigned long *)kernel_stack_pointer(regs))
-/* struct folio_batch: its own header from 7.x on, pagevec.h's before */
-#if __has_include(<linux/folio_batch.h>)
-#include <linux/folio_batch.h>
+/*
+ * struct folio_batch: pagevec.h's up to 6.x, its own header in 7.x; from
+ * 6.10 on, writeback.h (struct writeback_control holds one) includes
+ * whichever the kernel has.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#include <linux/writeback.h>
 #else
 #include <linux/pagevec.h>
 #endif

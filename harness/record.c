@@ -712,7 +712,7 @@ static int rec_build(struct rec_out *o)
 	strscpy_pad(h->release, init_utsname()->release, sizeof(h->release));
 	strscpy_pad(h->workload, rec_workload, sizeof(h->workload));
 	scnprintf(h->note, sizeof(h->note), "%s%sprobes=%s", rec_note, rec_note[0] ? " " : "",
-		 rec_points);
+		  rec_points);
 	ret = 0;
 out:
 	kvfree(bal);
