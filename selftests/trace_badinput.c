@@ -8,7 +8,8 @@
  * the trace loaded before to stay loaded.  Each case checks the reason
  * text, so that a case passes only through its own check.  Then: a second
  * writer while one loads gets EBUSY; a load while a replay runs gets EBUSY
- * (or the replay ended first: skipped); a replay after all of it passes.
+ * (or the replay ended first: skipped); rmmod during a replay is refused
+ * and the replay passes; a replay after all of it passes.
  */
 #include <sys/wait.h>
 
@@ -256,6 +257,45 @@ static void load_during_replay(void)
 		ksft_test_result_pass("load during a replay: %d EBUSY of %d\n", busy, tries);
 }
 
+/*
+ * rmmod during a replay: refused (the bench write holds its file, and so
+ * the module) until the replay is over; the replay still passes.
+ */
+static void rmmod_during_replay(void)
+{
+	const char *ko = getenv("MCS_MODULE");
+	int busy = 0, gone = 0, tries = 0, status, ret;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(mcs_puts("bench", "mode=coupled workload=replay") ? 1 : 0);
+	mcs_msleep(20);
+	while (waitpid(pid, &status, WNOHANG) == 0 && tries++ < 400) {
+		ret = mcs_module_unload("memcg_stock");
+		if (!ret) {
+			gone = 1;
+			break;
+		}
+		busy += ret == -EAGAIN || ret == -EBUSY;
+		mcs_msleep(5);
+	}
+	waitpid(pid, &status, 0);
+	if (gone) {
+		/* put it back for the tests after this one */
+		ret = ko ? mcs_module_load(ko) : -ENOENT;
+		ksft_test_result_fail("rmmod during a replay succeeded (reload: %s)\n",
+				      strerror(-ret));
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		ksft_test_result_fail("rmmod during a replay: the replay failed (status %d)\n",
+				      status);
+	} else if (!busy) {
+		ksft_test_result_skip("rmmod during a replay: the replay ended before an rmmod\n");
+	} else {
+		ksft_test_result_pass("rmmod during a replay: refused %d times, the replay passed\n",
+				      busy);
+	}
+}
+
 int main(void)
 {
 	char res[2048];
@@ -263,7 +303,7 @@ int main(void)
 	int ret;
 
 	ksft_print_header();
-	ksft_set_plan(ARRAY_SIZE(cases) + 4);
+	ksft_set_plan(ARRAY_SIZE(cases) + 5);
 	if (access(MCS_DIR "/trace_load", W_OK))
 		ksft_exit_fail_msg("%s/trace_load: %s\n", MCS_DIR, strerror(errno));
 	size = mcs_trace_size();
@@ -285,6 +325,7 @@ int main(void)
 		run_case(&cases[i]);
 	two_writers();
 	load_during_replay();
+	rmmod_during_replay();
 
 	ret = mcs_puts("bench", "mode=decoupled workload=replay");
 	if (!ret)
