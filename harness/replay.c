@@ -446,6 +446,9 @@ static const struct file_operations trace_load_fops = {
  * @refusals: charges the design refused
  * @recorded_refusals: refusals in the trace (nothing charged)
  * @short_uncharges: uncharges cut to what a memcg held after a refusal
+ * @underflows: mcs_page_counter_underflows() before the replay
+ * @misuses: mcs_charge_misuses() before the replay
+ * @cached: stock slots still holding the replay's memcgs after the drain
  * @left: kthreads not done yet
  * @done: completed by the last one
  */
@@ -460,6 +463,8 @@ struct replay_run {
 	u64 clock_ns;
 	atomic64_t ns, timed;
 	atomic_t refusals, recorded_refusals, short_uncharges;
+	long underflows, misuses;
+	unsigned int cached;
 	atomic_t left;
 	struct completion done;
 };
@@ -780,10 +785,55 @@ static int replay_stream(struct replay_run *run, struct replay_worker *w)
 	return READ_ONCE(run->stop) ? -ETIMEDOUT : 0;
 }
 
+/* Is @memcg the replay's parent or below it?  Under rcu_read_lock(). */
+static bool replay_owns(struct replay_run *run, struct mcs_memcg *memcg)
+{
+	for (; memcg; memcg = READ_ONCE(memcg->parent))
+		if (memcg == run->parent)
+			return true;
+	return false;
+}
+
+/* Stock slots of any CPU that still hold a memcg or objcg of the replay. */
+static unsigned int replay_cached(struct replay_run *run)
+{
+	unsigned int n = 0;
+	int cpu, i;
+
+	rcu_read_lock();
+	for_each_possible_cpu(cpu) {
+		struct mcs_memcg_stock *ms = per_cpu_ptr(&mcs_memcg_stock, cpu);
+		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
+		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
+		struct mcs_objcg *objcg;
+
+		for (i = 0; i < NR_MEMCG_STOCK; i++)
+			n += replay_owns(run, READ_ONCE(ms->cached[i]));
+		n += replay_owns(run, READ_ONCE(cs->cached));
+		for (i = 0; i <= NR_OBJ_STOCK; i++) {
+			objcg = i < NR_OBJ_STOCK ? READ_ONCE(os->cached[i]) :
+						   READ_ONCE(cs->cached_objcg);
+			n += objcg && replay_owns(run, READ_ONCE(objcg->memcg));
+		}
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * After the closing balances and a synchronous drain, as a stress run
+ * checks: every memcg at zero with no leftover bytes, no stock slot
+ * holding one of them (each would hold a reference), no page counter
+ * underflow and no charge misuse since the replay began.
+ */
 static bool replay_settled(struct replay_run *run)
 {
 	unsigned int i;
 	bool ok = !mcs_memcg_usage(run->parent);
+
+	run->cached = replay_cached(run);
+	ok &= !run->cached && mcs_page_counter_underflows() == run->underflows &&
+	      mcs_charge_misuses() == run->misuses;
 
 	for (i = 0; i < run->t->h->nr_memcgs; i++)
 		ok &= !mcs_memcg_usage(run->memcg[i]) &&
@@ -800,13 +850,13 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 	u64 tenths = ns * 10 / max_t(u64, timed, 1);
 
 	snprintf(result, size,
-		 "mode=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u ns=%llu ns_per_op=%llu.%llu interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu verdict=%s\n",
+		 "mode=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u ns=%llu ns_per_op=%llu.%llu interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu cached_after_drain=%u verdict=%s\n",
 		 mcs_stock_mode_name(mode), MCS_TRACE_NAME_LEN, h->workload,
 		 MCS_TRACE_RELEASE_LEN, h->release, mcs_charge_batch(), h->nr_cpus, h->nr_memcgs,
 		 h->nr_events, h->nr_events, ns, tenths / 10, tenths % 10, h->nr_events - timed,
 		 ev[MCS_STOCK_HIT], ev[MCS_STOCK_MISS], ev[MCS_TRYLOCK_FAIL], ev[MCS_REFILL],
 		 ev[MCS_DRAIN], atomic_read(&run->refusals), atomic_read(&run->recorded_refusals),
-		 atomic_read(&run->short_uncharges), stranded, ok ? "PASS" : "FAIL");
+		 atomic_read(&run->short_uncharges), stranded, run->cached, ok ? "PASS" : "FAIL");
 }
 
 /* Everything between the memcgs and their release: mode, balances, stream, checks. */
@@ -821,6 +871,8 @@ static int replay_measure(struct replay_run *run, struct replay_worker *w,
 	/* the CPU of the balances; replay_stream() checks the others */
 	if (!cpu_online(run->t->events[0].cpu))
 		return -EINVAL;
+	run->underflows = mcs_page_counter_underflows();
+	run->misuses = mcs_charge_misuses();
 	ret = replay_on_cpu(run, run->t->events[0].cpu, replay_open_balances);
 	/* the stocks start empty: what the stream finds there is its own */
 	mcs_drain_all_stock(mcs_root_memcg(), true);
