@@ -415,11 +415,14 @@ static int rec_kmem_uncharge(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* The charge points, by name: their kprobes are filled in at each start. */
+static const char * const rec_kret_names[] = { "try_charge_memcg", "obj_cgroup_charge" };
+
 static struct kretprobe rec_kretprobes[] = {
-	{ .kp.symbol_name = "try_charge_memcg", .entry_handler = rec_try_charge_entry,
-	  .handler = rec_try_charge_return, .data_size = sizeof(struct rec_call) },
-	{ .kp.symbol_name = "obj_cgroup_charge", .entry_handler = rec_obj_charge_entry,
-	  .handler = rec_obj_charge_return, .data_size = sizeof(struct rec_call) },
+	{ .entry_handler = rec_try_charge_entry, .handler = rec_try_charge_return,
+	  .data_size = sizeof(struct rec_call) },
+	{ .entry_handler = rec_obj_charge_entry, .handler = rec_obj_charge_return,
+	  .data_size = sizeof(struct rec_call) },
 };
 
 static struct kprobe rec_kprobes[] = {
@@ -464,7 +467,7 @@ static int rec_probes_on(void)
 
 		/* a fresh instance pool each time; charges may sleep in reclaim */
 		memset(&rp->kp, 0, sizeof(rp->kp));
-		rp->kp.symbol_name = i ? "obj_cgroup_charge" : "try_charge_memcg";
+		rp->kp.symbol_name = rec_kret_names[i];
 		rp->maxactive = max_t(int, 64, 8 * num_possible_cpus());
 		rp->nmissed = 0;
 		rec_kret_on[i] = !register_kretprobe(rp);
