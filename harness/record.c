@@ -236,9 +236,14 @@ static void rec_emit(int memcg, u8 kind, u8 flags, unsigned long amount)
 		local_inc(&rc->nmi);
 		return;
 	}
-	slot = local_inc_return(&rc->head) - 1;
-	if (slot >= rec_cap || !amount ||
+	/* out of range: lost, before a slot is taken (a slot taken is written) */
+	if (!amount ||
 	    amount > (kind < MCS_TRACE_BYTE_CHARGE ? MCS_TRACE_MAX_PAGES : MCS_TRACE_MAX_BYTES)) {
+		local_inc(&rc->lost);
+		return;
+	}
+	slot = local_inc_return(&rc->head) - 1;
+	if (slot >= rec_cap) {
 		local_inc(&rc->lost);
 		return;
 	}
@@ -366,7 +371,8 @@ static int rec_uncharge_folios(struct kprobe *p, struct pt_regs *regs)
 
 	for (i = 0; i < folio_batch_count(fb); i++) {
 		rec_folio_uncharge(fb->folios[i], &memcg, &src, &nr);
-		if (memcg != run_memcg || src != run_src) {
+		/* a run ends at another memcg, or before it outgrows one event */
+		if (memcg != run_memcg || src != run_src || run + nr > MCS_TRACE_MAX_PAGES) {
 			if (run)
 				rec_emit(run_memcg, MCS_TRACE_PAGE_UNCHARGE,
 					 run_src << MCS_TRACE_SRC_SHIFT, run);
@@ -607,11 +613,12 @@ static unsigned int rec_build_memcgs(struct mcs_trace_memcg *out, int *map)
 	struct rec_order *order;
 	unsigned int i, n = 0;
 
+	for (i = 0; i < MCS_TRACE_MAX_MEMCGS; i++)
+		map[i] = -1;
 	order = kvcalloc(MCS_TRACE_MAX_MEMCGS, sizeof(*order), GFP_KERNEL);
 	if (!order)
 		return 0;
 	for (i = 0; i < MCS_TRACE_MAX_MEMCGS; i++) {
-		map[i] = -1;
 		if (atomic64_read(&rec_table[i].id) && rec_table[i].ready)
 			order[n++] = (struct rec_order){ rec_table[i].depth, i };
 	}
@@ -633,16 +640,16 @@ static unsigned int rec_build_memcgs(struct mcs_trace_memcg *out, int *map)
  * The stream: the CPUs' buffers merged by timestamp, each CPU in its own
  * order; memcgs renumbered; the opening balances from the running sums.
  */
-static void rec_build_events(struct mcs_trace_event *out, unsigned int total,
-			     struct mcs_trace_memcg *memcgs, const int *map, s64 *bal)
+static unsigned int rec_build_events(struct mcs_trace_event *out, unsigned int total,
+				     const int *map, s64 *bal)
 {
-	unsigned int n = 0, *pos;
+	unsigned int n = 0, seen, *pos;
 	int cpu, best;
 
 	pos = kcalloc(nr_cpu_ids, sizeof(*pos), GFP_KERNEL);
 	if (!pos)
-		return;
-	while (n < total) {
+		return 0;
+	for (seen = 0; seen < total; seen++) {
 		struct mcs_trace_event *e;
 		s64 *b;
 
@@ -655,6 +662,9 @@ static void rec_build_events(struct mcs_trace_event *out, unsigned int total,
 				best = cpu;
 		}
 		e = &per_cpu_ptr(&rec_cpus, best)->ev[pos[best]++];
+		/* a memcg the table lost (never filled in): not in the stream */
+		if (e->memcg >= MCS_TRACE_MAX_MEMCGS || map[e->memcg] < 0)
+			continue;
 		out[n] = *e;
 		out[n].memcg = map[e->memcg];
 		/* running balance, low-water mark: pages in bal[4i..4i+1], bytes after */
@@ -667,13 +677,14 @@ static void rec_build_events(struct mcs_trace_event *out, unsigned int total,
 		n++;
 	}
 	kfree(pos);
+	return n;
 }
 
 static int rec_build(struct rec_out *o)
 {
 	struct mcs_trace_header *h;
 	struct mcs_trace_memcg *memcgs;
-	unsigned int total = 0, nm, i;
+	unsigned int total = 0, nm, n, i;
 	int *map, cpu, ret = -ENOMEM;
 	s64 *bal;
 	size_t size;
@@ -692,7 +703,8 @@ static int rec_build(struct rec_out *o)
 		goto out;
 	o->size = size;
 	h = o->buf;
-	rec_build_events(o->buf + sizeof(*h) + nm * sizeof(*memcgs), total, memcgs, map, bal);
+	n = rec_build_events(o->buf + sizeof(*h) + nm * sizeof(*memcgs), total, map, bal);
+	o->size = sizeof(*h) + nm * sizeof(*memcgs) + (size_t)n * sizeof(struct mcs_trace_event);
 	for (i = 0; i < nm; i++) {
 		memcgs[i].open_pages = -bal[4 * i + 1];
 		memcgs[i].open_bytes = -bal[4 * i + 3];
@@ -706,9 +718,9 @@ static int rec_build(struct rec_out *o)
 	h->event_size = sizeof(struct mcs_trace_event);
 	h->nr_cpus = num_possible_cpus();
 	h->nr_memcgs = nm;
-	h->nr_events = total;
+	h->nr_events = n;
 	h->page_size = PAGE_SIZE;
-	h->lost = rec_sum(rec_lost_of) + atomic_read(&rec_table_lost);
+	h->lost = rec_sum(rec_lost_of) + atomic_read(&rec_table_lost) + total - n;
 	h->skipped_nmi = rec_sum(rec_nmi_of);
 	h->missed = rec_kretprobes[0].nmissed + rec_kretprobes[1].nmissed;
 	h->duration_ns = rec_t1 - rec_t0;

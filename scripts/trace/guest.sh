@@ -6,7 +6,7 @@
 # cgroups (below /sys/fs/cgroup/mcs), and prints the trace on the console
 # as gzip+base64 between MCS-TRACE-BEGIN and MCS-TRACE-END (kernel
 # messages off the console meanwhile).
-#   TRACE_WORKLOAD  many-cgroups | fork-storm
+#   TRACE_WORKLOAD  many-cgroups | fork-storm | stress-fork | stress-switch
 #   TRACE_CGROUPS   cgroups of many-cgroups (default 64)
 set -u
 D=/sys/kernel/debug/memcg_stock
@@ -14,6 +14,10 @@ CG=/sys/fs/cgroup
 W=${TRACE_WORKLOAD:?}
 N=${TRACE_CGROUPS:-64}
 
+# the packages of the workload (scripts/trace.sh), if it has any
+for t in /mcs/selftests/*.tar; do
+	[ -f "$t" ] && tar -xf "$t" -C /
+done
 mkdir -p $CG
 mount -t cgroup2 none $CG || exit 1
 echo +memory > $CG/cgroup.subtree_control || exit 1
@@ -52,6 +56,19 @@ fork-storm)
 	run() {
 		for k in 0 1 2 3; do
 			in_cgroup "f$k" sh -c "$fork_loop"
+		done
+		wait
+	} ;;
+stress-fork | stress-switch)
+	s=${W#stress-}
+	# bounded so that the per-CPU buffers hold the stream (lost=0)
+	ops=100
+	[ "$s" = switch ] && ops=20000
+	note="$lic,cgroup-v2,4-cgroups-below-mcs,stress-ng-$s-1-per-cgroup-$ops-ops,${cpus}-cpus"
+	run() {
+		for k in 0 1 2 3; do
+			in_cgroup "s$k" /usr/bin/stress-ng --$s 1 --$s-ops $ops --timeout 10 \
+				--temp-path /tmp --quiet
 		done
 		wait
 	} ;;
