@@ -46,9 +46,9 @@
  * order), the memcg table sorted parents first, and each memcg's opening
  * balance computed; it is empty before the first recording.  Errors:
  * -EBUSY (start while recording, record_trace while recording), -EINVAL
- * (bad line),
- * -EOPNOTSUPP (a kernel without kprobes or memcg: compat.h), -ENOENT (no
- * charge point found), -ENOMEM.
+ * (bad line), -EOPNOTSUPP (a kernel without kprobes or memcg: compat.h),
+ * -ENOENT (no charge point found), -ENOMEM; a refused write to "record"
+ * records one entry in error_log, nothing in the kernel log.
  *
  * Context: the files are task context; the handlers run in any context of
  * the probed functions.

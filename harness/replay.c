@@ -11,7 +11,8 @@
  * Loading: the writes of one open file are taken in order; the header
  * says how long the trace is, and the write that completes it validates
  * the whole trace before anything uses it.  A bad trace is refused with
- * -EINVAL and a log line that says why, and the trace loaded before stays:
+ * -EINVAL, an error_log entry, and the reason in trace_load's last_error;
+ * the trace loaded before stays.  Refused:
  * a wrong magic, version or part size; a length other than the header's
  * (longer: refused at once; shorter: "truncated" when the file is closed);
  * a memcg table out of order (a parent after its child, a wrong depth);
