@@ -18,7 +18,7 @@ DESTDIR ?=
 DEPMOD ?= depmod
 
 .PHONY: all emu-check modules kdir-check help run_tests install uninstall dkms-install dkms-uninstall \
-	deps kunit vmtest compile-check compile-6.1 lint dkms-check check bench soak clean bench-running bench-profile
+	deps kunit vmtest compile-check compile-6.1 lint dkms-check check bench soak clean bench-running bench-profile trace
 
 all: modules
 
@@ -41,6 +41,7 @@ help:
 	@echo '  make emu-check      does qemu TCG fault under an NMI load without the module (EMU_SECONDS)'
 	@echo '  make bench          A/B benchmark of the stock modes (BENCH_*_KERNELS, or KERNEL= and KDIR=)'
 	@echo '  make bench-profile  where the instructions of one charge+uncharge pair go (TCG plugin)'
+	@echo '  make trace          record a Debian kernel'"'"'s own charge stream under WORKLOAD= (many-cgroups, fork-storm, stress-fork, stress-switch)'
 	@echo '  make bench-running  as root: the benchmark on the running kernel, PMU counters where there are'
 	@echo '  make lint           checkpatch --strict, sparse, API and docs checks'
 	@echo '  make compile-check  W=1 compile check against Debian 6.1, 6.12 and 6.12-rt headers (also: compile-6.1)'
@@ -132,6 +133,9 @@ bench: deps
 
 bench-running:
 	KDIR=$(KDIR) scripts/bench-running.sh
+
+trace: deps
+	scripts/trace.sh $(or $(WORKLOAD),many-cgroups)
 
 bench-profile: deps
 	scripts/bench-profile.sh

@@ -393,4 +393,29 @@ static inline void *mcs_compat_kernel_function(const char *name)
 #define mcs_compat_page_counter_init(c, parent)	page_counter_init(c, parent)
 #endif
 
+/*
+ * The charge-stream recorder (harness/record.c) probes the kernel's own
+ * memcg charge points with kprobes and kretprobes and reads each caller's
+ * return address at the probed function's entry: the word at the stack
+ * pointer on x86-64 (the probe sits at the entry, before any push).
+ * Elsewhere (UML, no kprobes, no memcg) "record" says unsupported.
+ */
+#if defined(CONFIG_KPROBES) && defined(CONFIG_KRETPROBES) && defined(CONFIG_MEMCG) && \
+	defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+#define MCS_HAVE_RECORDER	1
+#define mcs_compat_entry_return_address(regs)	(*(unsigned long *)kernel_stack_pointer(regs))
+/*
+ * struct folio_batch: pagevec.h's up to 6.x, its own header in 7.x; from
+ * 6.10 on, writeback.h (struct writeback_control holds one) includes
+ * whichever the kernel has.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#include <linux/writeback.h>
+#else
+#include <linux/pagevec.h>
+#endif
+#else
+#define MCS_HAVE_RECORDER	0
+#endif
+
 #endif /* MEMCG_STOCK_COMPAT_H */

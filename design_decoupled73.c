@@ -92,6 +92,8 @@ static void drain_obj73_stock(struct mcs_obj73_stock *stock)
 
 	for (i = 0; i < NR_OBJ73_STOCK; i++)
 		drain_obj73_slot(stock, i);
+	/* an empty stock starts afresh: the same history, the same evictions */
+	stock->drain_idx = 0;
 }
 
 /**

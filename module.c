@@ -31,6 +31,8 @@ static void __init mcs_debugfs_create(void)
 	mcs_slab_report_init(mcs_debugfs_root);
 	mcs_kernel_cost_init(mcs_debugfs_root);
 	mcs_error_log_init(mcs_debugfs_root);
+	mcs_record_init(mcs_debugfs_root);
+	mcs_replay_init(mcs_debugfs_root);
 }
 
 static int __init mcs_module_init(void)
@@ -68,6 +70,8 @@ static void __exit mcs_module_exit(void)
 	/* Removing the directory waits for readers and writers to leave. */
 	debugfs_remove(mcs_debugfs_root);
 	mcs_debugfs_root = NULL;
+	mcs_record_exit();
+	mcs_replay_exit();
 	mcs_selftest_file_exit();
 	mcs_stock_exit();
 	mcs_slab_exit();

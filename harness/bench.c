@@ -13,7 +13,7 @@
  *	hahn-v4|hahn-v6|decoupled-7.3 [decoupled],
  * clients=1..256 [1],
  * workload=pages|bytes|mixed|floor|bytes-256|bytes-1024|bytes-3000|drain|
- *	cross-pages|cross-bytes|limit-nowait|limit-kernel [pages],
+ *	cross-pages|cross-bytes|limit-nowait|limit-kernel|replay [pages],
  * hardirq=0|1 [0], nmi=0|1 [0],
  * shared=0|1 [0], memcgs=1..256 [1] (clients x memcgs at most 1024),
  * duration_ms=1..10000 [200], pmu=off|hw|sw [off],
@@ -90,6 +90,10 @@
  * one in flight per CPU, nmi.c), whose handler charges and uncharges with
  * a gfp without reclaim bits; where the kernel has no NMI source (UML) the
  * result says nmi=unsupported and the run has no NMI load.
+ *
+ * workload=replay runs the trace loaded into "trace_load" through the
+ * mode instead (harness/replay.c: its own kthreads, one per recorded CPU;
+ * clients and pmu do not apply; memcgs=1, no hardirq, nmi or shared).
  *
  * With pmu=hw each client CPU counts instructions and cycles in a pair
  * of in-kernel perf counters for the measured window, and the result
@@ -173,7 +177,7 @@
 
 enum bench_workload {
 	WL_PAGES, WL_BYTES, WL_MIXED, WL_FLOOR, WL_BYTES_256, WL_BYTES_1024, WL_BYTES_3000,
-	WL_DRAIN, WL_CROSS_PAGES, WL_CROSS_BYTES, WL_LIMIT_NOWAIT, WL_LIMIT_KERNEL, NR_WL
+	WL_DRAIN, WL_CROSS_PAGES, WL_CROSS_BYTES, WL_LIMIT_NOWAIT, WL_LIMIT_KERNEL, WL_REPLAY, NR_WL
 };
 
 static const char * const wl_names[NR_WL] = {
@@ -182,6 +186,7 @@ static const char * const wl_names[NR_WL] = {
 	[WL_BYTES_3000] = "bytes-3000", [WL_DRAIN] = "drain",
 	[WL_CROSS_PAGES] = "cross-pages", [WL_CROSS_BYTES] = "cross-bytes",
 	[WL_LIMIT_NOWAIT] = "limit-nowait", [WL_LIMIT_KERNEL] = "limit-kernel",
+	[WL_REPLAY] = "replay",
 };
 
 /* Object size of each workload that charges bytes; 0: none of its own. */
@@ -1208,6 +1213,24 @@ free_run:
 	return ret;
 }
 
+/* workload=replay: the loaded trace through @p's mode (harness/replay.c) */
+static int bench_replay(const struct bench_params *p, enum mcs_error_kind *why)
+{
+	char *result = kzalloc(BENCH_RESULT_MAX, GFP_KERNEL);
+	int ret;
+
+	if (!result)
+		return -ENOMEM;
+	ret = mcs_replay_bench(p->mode, p->batch, result, BENCH_RESULT_MAX, why);
+	if (!ret) {
+		mutex_lock(&bench_result_lock);
+		strscpy(bench_result, result, sizeof(bench_result));
+		mutex_unlock(&bench_result_lock);
+	}
+	kfree(result);
+	return ret;
+}
+
 /* Parse a checked line (mcs_input_copy()) into @p: all of it, or -EINVAL. */
 static int bench_parse(struct mcs_input *in, struct bench_params *p)
 {
@@ -1298,6 +1321,7 @@ static int bench_parse(struct mcs_input *in, struct bench_params *p)
 static ssize_t bench_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
+	enum mcs_error_kind why = MCS_ERR_FAILED;
 	struct bench_params p;
 	struct mcs_input in;
 	int ret;
@@ -1309,10 +1333,10 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	if (!ret)
 		ret = mcs_harness_claim_write(&in, MCS_USER_BENCH);
 	if (!ret) {
-		ret = bench_run(&p);
+		ret = p.workload == WL_REPLAY ? bench_replay(&p, &why) : bench_run(&p);
 		mcs_harness_release(MCS_USER_BENCH);
 		if (ret)
-			mcs_input_error(&in, MCS_ERR_FAILED, NULL, ret);
+			mcs_input_error(&in, why, NULL, ret);
 	}
 	mcs_input_free(&in);
 	return ret ? ret : count;

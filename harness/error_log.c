@@ -60,6 +60,17 @@ static const char * const error_messages[NR_MCS_ERRORS] = {
 	[MCS_ERR_TOO_MANY] = "clients x memcgs too many",
 	[MCS_ERR_UNLOADING] = "module unloading",
 	[MCS_ERR_FAILED] = "accepted, but failed: see the errno",
+	[MCS_ERR_TRACE] = "trace refused: trace_load reads why",
+	[MCS_ERR_TRACE_BUSY] = "busy: another writer is loading a trace",
+	[MCS_ERR_REPLAY_BUSY] = "busy: a replay is running",
+	[MCS_ERR_NO_TRACE] = "workload=replay needs a trace loaded in trace_load",
+	[MCS_ERR_TRACE_CPU] = "a CPU of the trace is not online",
+	[MCS_ERR_REC_COMMAND] = "expected start workload=NAME [events=N] [note=TEXT] or stop",
+	[MCS_ERR_REC_WORKLOAD] = "start needs workload=NAME",
+	[MCS_ERR_REC_TEXT] = "name or note too long",
+	[MCS_ERR_REC_BUSY] = "busy: a recording is in progress",
+	[MCS_ERR_REC_NONE] = "recording needs kprobes, memcg and x86-64; this kernel lacks one",
+	[MCS_ERR_REC_POINT] = "the kernel's page charge point (try_charge_memcg) cannot be probed",
 };
 
 /**

@@ -80,6 +80,17 @@ enum mcs_error_kind {
 	MCS_ERR_TOO_MANY,	/* bench: clients x memcgs over the bound */
 	MCS_ERR_UNLOADING,	/* the module is going away */
 	MCS_ERR_FAILED,		/* accepted, but the run or check failed */
+	MCS_ERR_TRACE,		/* trace_load: a bad trace; trace_load reads why */
+	MCS_ERR_TRACE_BUSY,	/* trace_load: another writer holds it */
+	MCS_ERR_REPLAY_BUSY,	/* trace_load: a replay is running */
+	MCS_ERR_NO_TRACE,	/* bench: workload=replay, nothing loaded */
+	MCS_ERR_TRACE_CPU,	/* bench: a CPU of the trace is not online */
+	MCS_ERR_REC_COMMAND,	/* record: not start ... or stop */
+	MCS_ERR_REC_WORKLOAD,	/* record: start without workload=NAME */
+	MCS_ERR_REC_TEXT,	/* record: a name or note too long */
+	MCS_ERR_REC_BUSY,	/* record: start while recording */
+	MCS_ERR_REC_NONE,	/* record: no kprobes, memcg or x86-64 */
+	MCS_ERR_REC_POINT,	/* record: the page charge point cannot be probed */
 	NR_MCS_ERRORS
 };
 
@@ -152,6 +163,16 @@ int mcs_input_key(struct mcs_input *in, const char *key, const char * const *nam
 
 /* bench.c */
 void mcs_bench_init(struct dentry *dir);
+
+/* record.c: record the kernel's own charge stream (debugfs "record") */
+void mcs_record_init(struct dentry *dir);
+void mcs_record_exit(void);
+
+/* replay.c: load a recorded stream (debugfs "trace_load") and replay it */
+void mcs_replay_init(struct dentry *dir);
+void mcs_replay_exit(void);
+int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, char *result, size_t size,
+		     enum mcs_error_kind *why);
 
 /* kernel_cost.c: the kernel's own memcg accounting, beside the bench */
 void mcs_kernel_cost_init(struct dentry *dir);

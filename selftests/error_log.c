@@ -5,7 +5,7 @@
  *
  * A flood first: FLOOD_WRITERS processes send FLOOD_WRITES bad writes each,
  * every kind of malformed input the parser knows, to every writable file
- * (config, run, bench, selftest; now and then a write to error_log, which
+ * (config, run, bench, selftest, record; now and then a write to error_log, which
  * clears it), while this process unloads and loads the module again
  * FLOOD_RELOADS times (from $MCS_MODULE; without it, no reloads).  Every
  * write that reaches the module must be refused with -EINVAL.  Then a known
@@ -90,6 +90,14 @@ static const struct bad_write flood[] = {
 	{ "bench", "clients=256 memcgs=5", 0, "clients x memcgs too many", 0 },
 	{ "selftest", "everything", 0, "unknown value", 0 },
 	{ "selftest", "stock\n\n", 0, "one line expected", 5, "\"stock\"" },
+	{ "record", "begin", 0, "expected start workload=NAME [events=N] [note=TEXT] or stop", 0 },
+	{ "record", "stop now", 0, "expected start workload=NAME [events=N] [note=TEXT] or stop",
+	  0 },
+	{ "record", "start note=x", 0, "start needs workload=NAME", 0 },
+	{ "record", "start workload=a workload=b", 0, "key given twice", 17 },
+	{ "record", "start workload=a events=1x", 0, "not a plain decimal number", 25 },
+	{ "record", "start workload=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 0,
+	  "name or note too long", 46 },
 };
 
 /* What the writers share with this process. */

@@ -42,6 +42,7 @@
 #include <sys/wait.h>
 
 #include "stress_lib.h"
+#include "trace_lib.h"
 
 #define MOD_NAME	"memcg_stock"
 #define PARAM_DIR	"/sys/module/" MOD_NAME "/parameters"
@@ -202,7 +203,7 @@ static const char * const bench_modes[] = {
 
 static const char * const workloads[] = {
 	"pages", "bytes", "mixed", "floor", "bytes-256", "bytes-1024", "bytes-3000", "drain",
-	"cross-pages", "cross-bytes", "limit-nowait", "limit-kernel",
+	"cross-pages", "cross-bytes", "limit-nowait", "limit-kernel", "replay",
 };
 
 static char pay[PAY_MAX];
@@ -395,6 +396,36 @@ static void pay_valid_run(void)
 		pay_str("\n");
 }
 
+/*
+ * The shipped trace (trace_lib.h) for "trace_load": whole now and then,
+ * else with a few bytes changed (the header, the memcg table, or
+ * anywhere), cut short, or with bytes added.
+ */
+static void pay_trace(void)
+{
+	size_t len = mcs_trace_size(), span, i, n;
+	unsigned int what = rn(5);
+
+	pay_add(mcs_shipped_trace, len);
+	if (what == 0)
+		return;
+	if (what == 3) {
+		pay_len = rn(len);
+		return;
+	}
+	if (what == 4) {
+		pay_add("\0\1\2\3", 1 + rn(4));
+		return;
+	}
+	/* 1: the header and the memcg table, 2: anywhere */
+	span = len;
+	if (what == 1)
+		span = sizeof(struct mcs_trace_header) + 8 * sizeof(struct mcs_trace_memcg);
+	n = 1 + rn(4);
+	for (i = 0; i < n; i++)
+		pay[rn(span < len ? span : len)] = (char)rnd();
+}
+
 static void pay_valid_for(const struct fuzz_file *f)
 {
 	if (!strcmp(f->name, "config"))
@@ -405,6 +436,8 @@ static void pay_valid_for(const struct fuzz_file *f)
 		pay_valid_run();
 	else if (!strcmp(f->name, "selftest"))
 		pay_str(chance(50) ? "all" : chance(50) ? "stock\n" : "page_counter");
+	else if (!strcmp(f->name, "trace_load"))
+		pay_trace();
 	else if (f->param)
 		pay_fmt("%u%s", rn(6), chance(50) ? "\n" : "");
 	else
@@ -1020,6 +1053,8 @@ static void child_main(int idx)
 		} else if (r < 54) {
 			do_valid("selftest");
 			me->selftests++;
+		} else if (r < 55) {
+			do_valid("trace_load");
 		} else if (r < 57) {
 			do_write_badptr(fi);
 		} else if (r < 87) {
