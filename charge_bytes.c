@@ -18,7 +18,6 @@
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
-#include <linux/static_call.h>
 
 #include "stock_designs.h"
 #include "trace.h"
@@ -168,7 +167,7 @@ static __always_inline void obj_uncharge_other(struct mcs_objcg *objcg, unsigned
  * it.
  */
 #define MCS_BYTE_ENTRIES(m, t, d)					\
-static notrace int obj_charge_##t(struct mcs_objcg *objcg, gfp_t gfp,	\
+static noinline notrace int obj_charge_##t(struct mcs_objcg *objcg, gfp_t gfp,	\
 				  size_t size)				\
 {									\
 	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;		\
@@ -181,7 +180,7 @@ static notrace int obj_charge_##t(struct mcs_objcg *objcg, gfp_t gfp,	\
 	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, answer, m); \
 }									\
 									\
-static notrace int obj_uncharge_##t(struct mcs_objcg *objcg, size_t size) \
+static noinline notrace int obj_uncharge_##t(struct mcs_objcg *objcg, size_t size) \
 {									\
 	int ret;							\
 									\
@@ -202,35 +201,27 @@ MCS_STOCK_DESIGNS(MCS_BYTE_ENTRIES)
 #define MCS_OBJ_CHARGE_OF(m, t, d)	[m] = obj_charge_##t,
 #define MCS_OBJ_UNCHARGE_OF(m, t, d)	[m] = obj_uncharge_##t,
 
-static int (*const obj_charge_of[NR_MCS_MODES])(struct mcs_objcg *, gfp_t, size_t) = {
-	MCS_STOCK_DESIGNS(MCS_OBJ_CHARGE_OF)
-};
+#define MCS_OBJ_CHARGE_CASE(m, t, d)					\
+	case m: return obj_charge_##t(objcg, gfp, size);
+#define MCS_OBJ_UNCHARGE_CASE(m, t, d)					\
+	case m: return obj_uncharge_##t(objcg, size);
 
-static int (*const obj_uncharge_of[NR_MCS_MODES])(struct mcs_objcg *, size_t) = {
-	MCS_STOCK_DESIGNS(MCS_OBJ_UNCHARGE_OF)
-};
-
-/* The current mode's entry points, patched in by mcs_obj_entries_set(). */
-DEFINE_STATIC_CALL(mcs_obj_charge_call, obj_charge_decoupled);
-DEFINE_STATIC_CALL(mcs_obj_uncharge_call, obj_uncharge_decoupled);
-
-/* As mcs_charge_pages_entries_set(), for the byte entry points. */
-void mcs_obj_entries_set(enum mcs_stock_mode mode)
-{
-	static_call_update(mcs_obj_charge_call, obj_charge_of[mode]);
-	static_call_update(mcs_obj_uncharge_call, obj_uncharge_of[mode]);
-}
-
-/* The contract is in memcg_stock.h: the current mode's entry, one jump away. */
+/* As mcs_charge_pages(): the mode read once, its entry by a tail jump. */
 int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 {
-	return static_call(mcs_obj_charge_call)(objcg, gfp, size);
+	switch ((int)mcs_stock_mode_now()) {
+	MCS_STOCK_DESIGNS(MCS_OBJ_CHARGE_CASE)
+	}
+	return -EINVAL;
 }
 EXPORT_SYMBOL_GPL(mcs_obj_charge);
 
 int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 {
-	return static_call(mcs_obj_uncharge_call)(objcg, size);
+	switch ((int)mcs_stock_mode_now()) {
+	MCS_STOCK_DESIGNS(MCS_OBJ_UNCHARGE_CASE)
+	}
+	return -EINVAL;
 }
 EXPORT_SYMBOL_GPL(mcs_obj_uncharge);
 

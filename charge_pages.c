@@ -20,7 +20,6 @@
 #include <linux/module.h>
 #include <linux/gfp.h>
 #include <linux/rcupdate.h>
-#include <linux/static_call.h>
 
 #include "stock_designs.h"
 #include "trace.h"
@@ -175,7 +174,7 @@ noinline void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_p
  * (as if it came a little earlier).
  */
 #define MCS_PAGE_ENTRIES(m, t, d)					\
-static notrace int charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp, \
+static noinline notrace int charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp, \
 				    unsigned int nr_pages)		\
 {									\
 	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;		\
@@ -188,7 +187,7 @@ static notrace int charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp, \
 	return charge_pages_slow(memcg, gfp, nr_pages, answer, m);	\
 }									\
 									\
-static notrace void uncharge_pages_##t(struct mcs_memcg *memcg,	\
+static noinline notrace void uncharge_pages_##t(struct mcs_memcg *memcg,	\
 				      unsigned int nr_pages)		\
 {									\
 	if (likely(nr_pages && !mcs_memcg_is_root(memcg)) &&		\
@@ -202,40 +201,31 @@ MCS_STOCK_DESIGNS(MCS_PAGE_ENTRIES)
 #define MCS_CHARGE_PAGES_OF(m, t, d)	[m] = charge_pages_##t,
 #define MCS_UNCHARGE_PAGES_OF(m, t, d)	[m] = uncharge_pages_##t,
 
-static int (*const charge_pages_of[NR_MCS_MODES])(struct mcs_memcg *, gfp_t, unsigned int) = {
-	MCS_STOCK_DESIGNS(MCS_CHARGE_PAGES_OF)
-};
-
-static void (*const uncharge_pages_of[NR_MCS_MODES])(struct mcs_memcg *, unsigned int) = {
-	MCS_STOCK_DESIGNS(MCS_UNCHARGE_PAGES_OF)
-};
-
-/* The current mode's entry points, patched in by mcs_charge_pages_entries_set(). */
-DEFINE_STATIC_CALL(mcs_charge_pages_call, charge_pages_decoupled);
-DEFINE_STATIC_CALL(mcs_uncharge_pages_call, uncharge_pages_decoupled);
+#define MCS_CHARGE_PAGES_CASE(m, t, d)					\
+	case m: return charge_pages_##t(memcg, gfp, nr_pages);
+#define MCS_UNCHARGE_PAGES_CASE(m, t, d)				\
+	case m: return uncharge_pages_##t(memcg, nr_pages);
 
 /*
- * Point the page entry points at @mode's.  Only the store of the stock
- * mode calls it (memcg_stock.c), under the switch's lock, after the store:
- * an operation that still enters the old mode's entry is refused by that
- * design's fence, as one that read the old mode was.  Task context;
- * sleeps (text patching).
+ * The contract is in memcg_stock.h: the mode is read once, and its entry
+ * function is reached by a tail jump from one switch, the same for every
+ * mode.  (Static calls patched at the switch would cost one jump, but
+ * qemu's multi-threaded TCG runs a stale int3 of code patched under load:
+ * docs/testing.md.)
  */
-void mcs_charge_pages_entries_set(enum mcs_stock_mode mode)
-{
-	static_call_update(mcs_charge_pages_call, charge_pages_of[mode]);
-	static_call_update(mcs_uncharge_pages_call, uncharge_pages_of[mode]);
-}
-
-/* The contract is in memcg_stock.h: the current mode's entry, one jump away. */
 int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 {
-	return static_call(mcs_charge_pages_call)(memcg, gfp, nr_pages);
+	switch ((int)mcs_stock_mode_now()) {
+	MCS_STOCK_DESIGNS(MCS_CHARGE_PAGES_CASE)
+	}
+	return -EINVAL;
 }
 EXPORT_SYMBOL_GPL(mcs_charge_pages);
 
 void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
-	static_call(mcs_uncharge_pages_call)(memcg, nr_pages);
+	switch ((int)mcs_stock_mode_now()) {
+	MCS_STOCK_DESIGNS(MCS_UNCHARGE_PAGES_CASE)
+	}
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);

@@ -334,10 +334,6 @@ static inline int mcs_context(void)
 	return in_serving_softirq() ? 1 : 0;
 }
 
-/* charge_pages.c, charge_bytes.c: point the entry points at @mode's */
-void mcs_charge_pages_entries_set(enum mcs_stock_mode mode);
-void mcs_obj_entries_set(enum mcs_stock_mode mode);
-
 /* charge_pages.c: pages back through the design of @mode, after its section */
 void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_pages,
 			     enum mcs_stock_mode mode);

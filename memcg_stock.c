@@ -88,16 +88,13 @@ static void stocks_settle(void)
 }
 
 /*
- * Store the mode the fences read, then point the entry points at the
- * mode's (text patching, which syncs every CPU): an operation that still
- * enters the old mode's entry finds the new mode in its design's section
- * and is refused there, as one that read the old mode.  Under mode_mutex.
+ * Store the mode that the entry points and the fences read: an operation
+ * that read the old mode finds the new one in its design's section and is
+ * refused there.  Under mode_mutex.
  */
 static void stock_mode_store(enum mcs_stock_mode mode)
 {
 	WRITE_ONCE(mcs_stock_mode_cur, mode);
-	mcs_charge_pages_entries_set(mode);
-	mcs_obj_entries_set(mode);
 }
 
 /**
