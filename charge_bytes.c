@@ -4,7 +4,7 @@
  * accounted forms.
  *
  * As the page entry points: each mode has its own entry functions, with
- * its design's byte hit inline, reached through a static call; the mode
+ * its design's byte hit inline, reached from one switch; the mode
  * is handed down to its design (stock_designs.h).  A byte charge that no
  * stock serves takes from the objcg's leftover, else charges whole pages
  * through mcs_charge_pages() (and so through the same design's page
@@ -161,8 +161,8 @@ static __always_inline void obj_uncharge_other(struct mcs_objcg *objcg, unsigned
  * The byte entry points of each mode, as the page ones (charge_pages.c):
  * one copy per mode, the mode a constant, the design's byte take and the
  * put of a plain uncharge (its *_fast paths) inline, reached from the
- * exported functions through a static call (notrace, as those).  The rest of the last page
- * charged stays in the stock (or on the objcg's leftover) for the next
+ * exported functions' switch (notrace, as those).  The rest of the last
+ * page charged stays in the stock (or on the objcg's leftover) for the next
  * charge; the root objcg never has a slot, and obj_charge() returns for
  * it.
  */

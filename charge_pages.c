@@ -4,8 +4,9 @@
  *
  * Each mode has its own pair of entry functions (MCS_PAGE_ENTRIES below),
  * with the mode a constant and its design's hit path inline; the exported
- * functions jump to the current mode's through a static call, patched at
- * each mode switch, so that no design gets a path that another lacks.  The
+ * functions read the mode once and jump to that mode's from one switch,
+ * the same for every mode, so that no design gets a path that another
+ * lacks.  The
  * mode is handed down to the design that the binding table
  * (stock_designs.h) gives for it; nothing below reads it again to choose
  * a stock.  A charge that misses charges the page
@@ -160,9 +161,8 @@ noinline void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_p
  * The entry points of each mode: one copy of the same two functions per
  * mode, with the mode a constant and the design's take and put (its
  * *_fast paths, stock_designs.h) inline, so that every design's hit is
- * reached the same way, at the same cost: the exported function's one
- * patched jump (a static call), the argument checks below, the design's
- * own section.  Everything but a hit is charge_pages_slow()'s or
+ * reached the same way: the exported function's switch and tail jump, the
+ * argument checks below, the design's own section.  Everything but a hit is charge_pages_slow()'s or
  * mcs_uncharge_pages_mode()'s, out of line.  notrace: ftrace sees the
  * exported function; a second traced frame would only add its nop.
  *
