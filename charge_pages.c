@@ -162,9 +162,10 @@ noinline void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_p
  * mode, with the mode a constant and the design's take and put (its
  * *_fast paths, stock_designs.h) inline, so that every design's hit is
  * reached the same way: the exported function's switch and tail jump, the
- * argument checks below, the design's own section.  Everything but a hit is charge_pages_slow()'s or
- * mcs_uncharge_pages_mode()'s, out of line.  notrace: ftrace sees the
- * exported function; a second traced frame would only add its nop.
+ * argument checks below, the design's own section.  Everything but a
+ * hit is charge_pages_slow()'s or mcs_uncharge_pages_mode()'s, out of
+ * line.  notrace: ftrace sees the exported function; a second traced
+ * frame would only add its nop.
  *
  * nr_pages - 1: 0 wraps around, and goes to the slow path's error.  The
  * root and offline memcgs are the slow path's too, and need no test here:
