@@ -1170,6 +1170,29 @@ static int knob_set(const char *path, const char *val)
 	return mcs_path_write(path, val, strlen(val));
 }
 
+/*
+ * panic_on_warn stays 0 until the verdict's reloads are over: a load that a
+ * fault hit can leave 6.12's trace events of the module half set up, and
+ * the kernel WARNs about them at a later unload (event_file_put()).
+ */
+#define PANIC_KNOB "/proc/sys/kernel/panic_on_warn"
+static char panic_old[16];
+
+static void panic_knob_clear(void)
+{
+	if (!panic_old[0] && mcs_path_read(PANIC_KNOB, panic_old, sizeof(panic_old)) > 0) {
+		panic_old[strcspn(panic_old, "\n")] = '\0';
+		mcs_path_write(PANIC_KNOB, "0", 1);
+	}
+}
+
+static void panic_knob_restore(void)
+{
+	if (panic_old[0])
+		mcs_path_write(PANIC_KNOB, panic_old, strlen(panic_old));
+	panic_old[0] = '\0';
+}
+
 static void knobs_restore(void)
 {
 	int i;
@@ -1229,7 +1252,7 @@ static void faults_setup(void)
 	 * fails the run through the scans.
 	 */
 	if (have_fail_nth && ko)
-		knob_set("/proc/sys/kernel/panic_on_warn", "0");
+		panic_knob_clear();
 	ksft_print_msg("fault injection: fail-nth %s, failslab %s\n",
 		       have_fail_nth ? "yes" : "no",
 		       have_failslab ? "yes (task-filter, 20% during 5% of our writes)" : "no");
@@ -1254,6 +1277,7 @@ static void on_term(int sig)
 {
 	kill_children();
 	knobs_restore();
+	panic_knob_restore();
 	mcs_on_signal(sig);
 }
 
@@ -1704,6 +1728,7 @@ int main(int argc, char **argv)
 		reloaded++;
 	}
 	ret = loaded ? mcs_deps_reload(&deps, ko_path) : -ENOENT;
+	panic_knob_restore();
 	ksft_test_result(loaded && !ret && !access(MCS_DIR "/run", W_OK),
 			 "%s loaded at the end%s\n", MOD_NAME, deps.nr ? ", its dependents too" : "");
 	if (!loaded)
