@@ -198,9 +198,6 @@ static noinline notrace int obj_uncharge_##t(struct mcs_objcg *objcg, size_t siz
 
 MCS_STOCK_DESIGNS(MCS_BYTE_ENTRIES)
 
-#define MCS_OBJ_CHARGE_OF(m, t, d)	[m] = obj_charge_##t,
-#define MCS_OBJ_UNCHARGE_OF(m, t, d)	[m] = obj_uncharge_##t,
-
 #define MCS_OBJ_CHARGE_CASE(m, t, d)					\
 	case m: return obj_charge_##t(objcg, gfp, size);
 #define MCS_OBJ_UNCHARGE_CASE(m, t, d)					\

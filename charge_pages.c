@@ -199,9 +199,6 @@ static noinline notrace void uncharge_pages_##t(struct mcs_memcg *memcg,	\
 
 MCS_STOCK_DESIGNS(MCS_PAGE_ENTRIES)
 
-#define MCS_CHARGE_PAGES_OF(m, t, d)	[m] = charge_pages_##t,
-#define MCS_UNCHARGE_PAGES_OF(m, t, d)	[m] = uncharge_pages_##t,
-
 #define MCS_CHARGE_PAGES_CASE(m, t, d)					\
 	case m: return charge_pages_##t(memcg, gfp, nr_pages);
 #define MCS_UNCHARGE_PAGES_CASE(m, t, d)				\

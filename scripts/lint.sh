@@ -19,7 +19,7 @@
 #                                 return ...;" (m is a constant twice), the
 #                                 table's initializer a "[m] = ..." line, and
 #                                 each user takes the columns it needs
-#   charge_pages.c, charge_bytes.c MACRO_ARG_REUSE,MACRO_ARG_UNUSED,BRACKET_SPACE,TRAILING_SEMICOLON
+#   charge_pages.c, charge_bytes.c MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
 #                                 the same X-macro list instantiates each
 #                                 mode's entry functions (m, a constant, in
 #                                 both) and the "case m: return ...;" of
@@ -37,8 +37,8 @@ declare -A ignore=(
 	[compat.h]=NEW_TYPEDEFS,LINUX_VERSION_CODE,CONSTANT_COMPARISON
 	[trace.h]=PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE
 	[stock_designs.h]=COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON,BRACKET_SPACE
-	[charge_pages.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,BRACKET_SPACE,TRAILING_SEMICOLON
-	[charge_bytes.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,BRACKET_SPACE,TRAILING_SEMICOLON
+	[charge_pages.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
+	[charge_bytes.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
 )
 
 # the docs first: no kernel tree needed
