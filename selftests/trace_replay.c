@@ -129,7 +129,7 @@ int main(void)
 		}
 		ok = strstr(a, "verdict=PASS") && strstr(b, "verdict=PASS") &&
 		     field(a, "ops") == h->nr_events && same;
-		ksft_test_result(ok, "replay %s twice: verdict PASS, %u events, same counts\n",
+		ksft_test_result(ok, "replay %s: twice, verdict PASS, %u events, same counts\n",
 				 modes[i], h->nr_events);
 	}
 	ksft_finished();
