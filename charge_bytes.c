@@ -4,13 +4,14 @@
  * accounted forms.
  *
  * As the page entry points: each mode has its own entry functions, with
- * its design's byte hit inline, reached from one switch; the mode
- * is handed down to its design (stock_designs.h).  A byte charge that no
+ * its design's byte hit inline, reached from one switch; the mode is
+ * handed down to its design (stock_designs.h).  A byte charge that no
  * stock serves takes from the objcg's leftover, else charges whole pages
- * through mcs_charge_pages() (and so through the same design's page
- * stock) and puts the rest of the last page into the design's byte
- * stock.  Pages that a byte put gives back are uncharged after the
- * design's section, through the same design (mcs_objcg_uncharge_pages()).
+ * through the same mode's page entry (mcs_mode_charge_pages(): the same
+ * design's page stock, no second read of the mode) and puts the rest of
+ * the last page into the design's byte stock.  Pages that a byte put
+ * gives back are uncharged after the design's section, through the same
+ * design (mcs_objcg_uncharge_pages()).
  *
  * Context: any, NMI included.  Byte sizes are bounded by MCS_OBJ_SIZE_MAX,
  * so every sum fits an int.
@@ -23,13 +24,14 @@
 #include "trace.h"
 
 /*
- * Charge whole pages to the objcg's memcg.  mcs_charge_pages() never sleeps
- * (its drain is the asynchronous one), so it can run inside the RCU
- * section that makes the charge and the objcg_pages update one unit with
- * respect to reparenting.  -ENOENT means the memcg went offline after we
+ * Charge whole pages to the objcg's memcg through @mode's page entry.  It
+ * never sleeps (its drain is the asynchronous one), so it can run inside
+ * the RCU section that makes the charge and the objcg_pages update one
+ * unit with respect to reparenting.  -ENOENT means the memcg went offline after we
  * read the pointer; by then the objcg points at the parent: read again.
  */
-static int objcg_charge_pages(struct mcs_objcg *objcg, gfp_t gfp, unsigned int nr_pages)
+static int objcg_charge_pages(struct mcs_objcg *objcg, gfp_t gfp, unsigned int nr_pages,
+			      enum mcs_stock_mode mode)
 {
 	struct mcs_memcg *memcg;
 	int ret;
@@ -37,7 +39,7 @@ static int objcg_charge_pages(struct mcs_objcg *objcg, gfp_t gfp, unsigned int n
 	do {
 		rcu_read_lock();
 		memcg = READ_ONCE(objcg->memcg);
-		ret = mcs_charge_pages(memcg, gfp, nr_pages);
+		ret = mcs_mode_charge_pages(mode, memcg, gfp, nr_pages);
 		if (!ret)
 			atomic_long_add(nr_pages, &memcg->objcg_pages);
 		rcu_read_unlock();
@@ -112,7 +114,7 @@ static noinline int obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size,
 			mcs_objcg_mod_stat(objcg, nid, item, size);
 		return 0;
 	}
-	ret = objcg_charge_pages(objcg, gfp, PAGE_ALIGN(size) >> PAGE_SHIFT);
+	ret = objcg_charge_pages(objcg, gfp, PAGE_ALIGN(size) >> PAGE_SHIFT, mode);
 	if (ret)
 		return ret;
 	/* the rest of the last page stays with the objcg, for the next charge */
@@ -167,8 +169,8 @@ static __always_inline void obj_uncharge_other(struct mcs_objcg *objcg, unsigned
  * it.
  */
 #define MCS_BYTE_ENTRIES(m, t, d)					\
-static noinline notrace int obj_charge_##t(struct mcs_objcg *objcg, gfp_t gfp,	\
-				  size_t size)				\
+noinline notrace int mcs_obj_charge_##t(struct mcs_objcg *objcg, gfp_t gfp,	\
+				       size_t size)			\
 {									\
 	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;		\
 									\
@@ -180,7 +182,7 @@ static noinline notrace int obj_charge_##t(struct mcs_objcg *objcg, gfp_t gfp,	\
 	return obj_charge(objcg, gfp, size, NUMA_NO_NODE, 0, false, answer, m); \
 }									\
 									\
-static noinline notrace int obj_uncharge_##t(struct mcs_objcg *objcg, size_t size) \
+noinline notrace int mcs_obj_uncharge_##t(struct mcs_objcg *objcg, size_t size) \
 {									\
 	int ret;							\
 									\
@@ -198,27 +200,16 @@ static noinline notrace int obj_uncharge_##t(struct mcs_objcg *objcg, size_t siz
 
 MCS_STOCK_DESIGNS(MCS_BYTE_ENTRIES)
 
-#define MCS_OBJ_CHARGE_CASE(m, t, d)					\
-	case m: return obj_charge_##t(objcg, gfp, size);
-#define MCS_OBJ_UNCHARGE_CASE(m, t, d)					\
-	case m: return obj_uncharge_##t(objcg, size);
-
 /* As mcs_charge_pages(): the mode read once, its entry by a tail jump. */
 int mcs_obj_charge(struct mcs_objcg *objcg, gfp_t gfp, size_t size)
 {
-	switch ((int)mcs_stock_mode_now()) {
-	MCS_STOCK_DESIGNS(MCS_OBJ_CHARGE_CASE)
-	}
-	return -EINVAL;
+	return mcs_mode_obj_charge(mcs_stock_mode_now(), objcg, gfp, size);
 }
 EXPORT_SYMBOL_GPL(mcs_obj_charge);
 
 int mcs_obj_uncharge(struct mcs_objcg *objcg, size_t size)
 {
-	switch ((int)mcs_stock_mode_now()) {
-	MCS_STOCK_DESIGNS(MCS_OBJ_UNCHARGE_CASE)
-	}
-	return -EINVAL;
+	return mcs_mode_obj_uncharge(mcs_stock_mode_now(), objcg, size);
 }
 EXPORT_SYMBOL_GPL(mcs_obj_uncharge);
 

@@ -175,8 +175,8 @@ noinline void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_p
  * (as if it came a little earlier).
  */
 #define MCS_PAGE_ENTRIES(m, t, d)					\
-static noinline notrace int charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp, \
-				    unsigned int nr_pages)		\
+noinline notrace int mcs_charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp,	\
+					 unsigned int nr_pages)		\
 {									\
 	enum mcs_stock_answer answer = MCS_TAKE_NOT_ASKED;		\
 									\
@@ -188,8 +188,8 @@ static noinline notrace int charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp,
 	return charge_pages_slow(memcg, gfp, nr_pages, answer, m);	\
 }									\
 									\
-static noinline notrace void uncharge_pages_##t(struct mcs_memcg *memcg,	\
-				      unsigned int nr_pages)		\
+noinline notrace void mcs_uncharge_pages_##t(struct mcs_memcg *memcg,		\
+					    unsigned int nr_pages)	\
 {									\
 	if (likely(nr_pages && !mcs_memcg_is_root(memcg)) &&		\
 	    likely(mcs_##d##_pages_put_fast(memcg, nr_pages, m)))	\
@@ -199,31 +199,21 @@ static noinline notrace void uncharge_pages_##t(struct mcs_memcg *memcg,	\
 
 MCS_STOCK_DESIGNS(MCS_PAGE_ENTRIES)
 
-#define MCS_CHARGE_PAGES_CASE(m, t, d)					\
-	case m: return charge_pages_##t(memcg, gfp, nr_pages);
-#define MCS_UNCHARGE_PAGES_CASE(m, t, d)				\
-	case m: return uncharge_pages_##t(memcg, nr_pages);
-
 /*
  * The contract is in memcg_stock.h: the mode is read once, and its entry
- * function is reached by a tail jump from one switch, the same for every
- * mode.  (Static calls patched at the switch would cost one jump, but
- * qemu's multi-threaded TCG runs a stale int3 of code patched under load:
- * docs/testing.md.)
+ * function is reached by a tail jump from one switch (mcs_mode_*(),
+ * stock_designs.h).  (Static calls patched at the switch would cost one
+ * jump, but qemu's multi-threaded TCG runs a stale int3 of code patched
+ * under load: docs/testing.md.)
  */
 int mcs_charge_pages(struct mcs_memcg *memcg, gfp_t gfp, unsigned int nr_pages)
 {
-	switch ((int)mcs_stock_mode_now()) {
-	MCS_STOCK_DESIGNS(MCS_CHARGE_PAGES_CASE)
-	}
-	return -EINVAL;
+	return mcs_mode_charge_pages(mcs_stock_mode_now(), memcg, gfp, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_charge_pages);
 
 void mcs_uncharge_pages(struct mcs_memcg *memcg, unsigned int nr_pages)
 {
-	switch ((int)mcs_stock_mode_now()) {
-	MCS_STOCK_DESIGNS(MCS_UNCHARGE_PAGES_CASE)
-	}
+	mcs_mode_uncharge_pages(mcs_stock_mode_now(), memcg, nr_pages);
 }
 EXPORT_SYMBOL_GPL(mcs_uncharge_pages);

@@ -170,4 +170,73 @@ mcs_design_bytes_put(enum mcs_stock_mode mode, struct mcs_objcg *objcg, unsigned
 	return 0;
 }
 
+/*
+ * The entry functions of each mode (charge_pages.c, charge_bytes.c): the
+ * four calls of the exported API with the mode a constant, named after the
+ * second column of the binding table.  The exported functions reach them
+ * through mcs_mode_*() below with the mode they read (a switch, then a
+ * tail jump); the benchmark calls them with its run's mode as a constant:
+ * one direct call, what a build with that one design would make
+ * (harness/bench.c).  A caller with a mode that is no longer current is
+ * safe: each design's fence refuses its puts (see the switch rules above).
+ */
+#define MCS_ENTRY_DECLARE(m, t, d)					\
+	int mcs_charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp,	\
+				 unsigned int nr_pages);		\
+	void mcs_uncharge_pages_##t(struct mcs_memcg *memcg,		\
+				    unsigned int nr_pages);		\
+	int mcs_obj_charge_##t(struct mcs_objcg *objcg, gfp_t gfp,	\
+			       size_t size);				\
+	int mcs_obj_uncharge_##t(struct mcs_objcg *objcg, size_t size);
+
+MCS_STOCK_DESIGNS(MCS_ENTRY_DECLARE)
+
+#define MCS_ENTRY_CASE_CHARGE_PAGES(m, t, d)				\
+	case m: return mcs_charge_pages_##t(memcg, gfp, nr_pages);
+#define MCS_ENTRY_CASE_UNCHARGE_PAGES(m, t, d)				\
+	case m: return mcs_uncharge_pages_##t(memcg, nr_pages);
+#define MCS_ENTRY_CASE_OBJ_CHARGE(m, t, d)				\
+	case m: return mcs_obj_charge_##t(objcg, gfp, size);
+#define MCS_ENTRY_CASE_OBJ_UNCHARGE(m, t, d)				\
+	case m: return mcs_obj_uncharge_##t(objcg, size);
+
+/* mcs_charge_pages() of @mode: a direct call where @mode is a constant. */
+static __always_inline int mcs_mode_charge_pages(enum mcs_stock_mode mode, struct mcs_memcg *memcg,
+						 gfp_t gfp, unsigned int nr_pages)
+{
+	switch ((int)mode) {
+	MCS_STOCK_DESIGNS(MCS_ENTRY_CASE_CHARGE_PAGES)
+	}
+	return -EINVAL;
+}
+
+/* mcs_uncharge_pages() of @mode */
+static __always_inline void mcs_mode_uncharge_pages(enum mcs_stock_mode mode,
+						    struct mcs_memcg *memcg, unsigned int nr_pages)
+{
+	switch ((int)mode) {
+	MCS_STOCK_DESIGNS(MCS_ENTRY_CASE_UNCHARGE_PAGES)
+	}
+}
+
+/* mcs_obj_charge() of @mode */
+static __always_inline int mcs_mode_obj_charge(enum mcs_stock_mode mode, struct mcs_objcg *objcg,
+					       gfp_t gfp, size_t size)
+{
+	switch ((int)mode) {
+	MCS_STOCK_DESIGNS(MCS_ENTRY_CASE_OBJ_CHARGE)
+	}
+	return -EINVAL;
+}
+
+/* mcs_obj_uncharge() of @mode */
+static __always_inline int mcs_mode_obj_uncharge(enum mcs_stock_mode mode, struct mcs_objcg *objcg,
+						 size_t size)
+{
+	switch ((int)mode) {
+	MCS_STOCK_DESIGNS(MCS_ENTRY_CASE_OBJ_UNCHARGE)
+	}
+	return -EINVAL;
+}
+
 #endif /* MEMCG_STOCK_DESIGNS_H */

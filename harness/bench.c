@@ -20,6 +20,10 @@
  * batch=1..64 [the module's charge_batch]: the charge batch for this run
  * (mcs_stock_set_bench_batch(), restored afterwards), e.g. 16 and 32, the
  * batch upstream proposes for 64K and 16K pages.
+ * entry=mode|exported [mode]: the clients call the mode's own entry
+ * functions (mcs_charge_pages_decoupled() ..., stock_designs.h), one
+ * direct call as in a build with that design alone, the same for every
+ * mode; or the exported functions, which add their switch on the mode.
  * "coupled-noirq" is a control that exists only here: the coupled stock
  * with preempt_disable() in place of its IRQ toggles (design_coupled.c).
  * Mode "none" charges pages to the counters directly and keeps bytes in
@@ -93,7 +97,8 @@
  *
  * workload=replay runs the trace loaded into "trace_load" through the
  * mode instead (harness/replay.c: its own kthreads, one per recorded CPU;
- * clients and pmu do not apply; memcgs=1, no hardirq, nmi or shared).
+ * clients, pmu and entry do not apply: it calls the exported functions;
+ * memcgs=1, no hardirq, nmi or shared).
  *
  * With pmu=hw each client CPU counts instructions and cycles in a pair
  * of in-kernel perf counters for the measured window, and the result
@@ -147,6 +152,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
+#include "stock_designs.h"
 #include "harness.h"
 #include "bench_pmu.h"
 
@@ -209,15 +215,17 @@ static const unsigned int wl_obj_size[NR_WL] = {
 
 enum bench_key {
 	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION,
-	KEY_MEMCGS, KEY_NMI, KEY_PMU, KEY_BATCH, NR_KEYS
+	KEY_MEMCGS, KEY_NMI, KEY_PMU, KEY_BATCH, KEY_ENTRY, NR_KEYS
 };
 
 static const char * const bench_keys[NR_KEYS] = {
 	[KEY_MODE] = "mode", [KEY_CLIENTS] = "clients", [KEY_WORKLOAD] = "workload",
 	[KEY_HARDIRQ] = "hardirq", [KEY_SHARED] = "shared", [KEY_DURATION] = "duration_ms",
 	[KEY_MEMCGS] = "memcgs", [KEY_NMI] = "nmi", [KEY_PMU] = "pmu",
-	[KEY_BATCH] = "batch",
+	[KEY_BATCH] = "batch", [KEY_ENTRY] = "entry",
 };
+
+static const char * const bench_entries[] = { "mode", "exported" };
 
 /*
  * Where a run is; one variable, so that a client never sees a later phase
@@ -238,6 +246,7 @@ struct bench_params {
 	unsigned int duration_ms;
 	enum mcs_bench_pmu_kind pmu;
 	unsigned int batch;	/* 0: the module's */
+	bool exported;		/* entry=exported */
 };
 
 /*
@@ -349,9 +358,57 @@ static DEFINE_PER_CPU(unsigned long, bench_floor);
 static DEFINE_PER_CPU(local_trylock_t, bench_trylock) = INIT_LOCAL_TRYLOCK(bench_trylock);
 static atomic_long_t bench_atomic = ATOMIC_LONG_INIT(0);
 
+/*
+ * What the clients call (@e): the entry functions of the run's mode
+ * directly (entry=mode), one direct call as a build of that one design
+ * would make, the same for every mode; or the exported functions
+ * (entry=exported: BENCH_EXPORTED), which first switch on the mode.  @e is
+ * a constant in each client's loop (bench_load_of()).
+ */
+#define BENCH_EXPORTED	NR_MCS_MODES
+
+static __always_inline int bench_charge_pages(int e, struct mcs_memcg *memcg, gfp_t gfp,
+					      unsigned int nr_pages)
+{
+	if (e == BENCH_EXPORTED)
+		return mcs_charge_pages(memcg, gfp, nr_pages);
+	return mcs_mode_charge_pages(e, memcg, gfp, nr_pages);
+}
+
+static __always_inline void bench_uncharge_pages(int e, struct mcs_memcg *memcg,
+						 unsigned int nr_pages)
+{
+	if (e == BENCH_EXPORTED)
+		mcs_uncharge_pages(memcg, nr_pages);
+	else
+		mcs_mode_uncharge_pages(e, memcg, nr_pages);
+}
+
+static __always_inline int bench_obj_charge(int e, struct mcs_objcg *objcg, gfp_t gfp,
+					    size_t size)
+{
+	if (e == BENCH_EXPORTED)
+		return mcs_obj_charge(objcg, gfp, size);
+	return mcs_mode_obj_charge(e, objcg, gfp, size);
+}
+
+static __always_inline void bench_obj_uncharge(int e, struct mcs_objcg *objcg, size_t size)
+{
+	if (e == BENCH_EXPORTED)
+		mcs_obj_uncharge(objcg, size);
+	else
+		mcs_mode_obj_uncharge(e, objcg, size);
+}
+
+/* The entries of the run: its mode, or BENCH_EXPORTED. */
+static int bench_entry(const struct bench_run *run)
+{
+	return run->p.exported ? BENCH_EXPORTED : run->p.mode;
+}
+
 /* One charge/uncharge pair of the workload; false on an unexpected error. */
-static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
-		     struct mcs_objcg *objcg, u64 i, gfp_t gfp)
+static __always_inline bool bench_op_of(int e, struct bench_run *run, struct mcs_memcg *memcg,
+					struct mcs_objcg *objcg, u64 i, gfp_t gfp)
 {
 	enum bench_workload wl = run->p.workload;
 
@@ -367,15 +424,45 @@ static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
 		return true;
 	}
 	if (wl == WL_PAGES || (wl == WL_MIXED && (i & 1))) {
-		if (mcs_charge_pages(memcg, gfp, 1))
+		if (bench_charge_pages(e, memcg, gfp, 1))
 			return false;
-		mcs_uncharge_pages(memcg, 1);
+		bench_uncharge_pages(e, memcg, 1);
 		return true;
 	}
-	if (mcs_obj_charge(objcg, gfp, BENCH_OBJ_SIZE))
+	if (bench_obj_charge(e, objcg, gfp, BENCH_OBJ_SIZE))
 		return false;
-	mcs_obj_uncharge(objcg, BENCH_OBJ_SIZE);
+	bench_obj_uncharge(e, objcg, BENCH_OBJ_SIZE);
 	return true;
+}
+
+/*
+ * bench_op_of() once per entry, out of line as before (the floor pays the
+ * same call), and the switch that picks it: a direct call where @e is a
+ * constant.
+ */
+#define BENCH_OP_OF(m, t, d)						\
+static noinline bool bench_op_##t(struct bench_run *run, struct mcs_memcg *memcg, \
+				  struct mcs_objcg *objcg, u64 i, gfp_t gfp) \
+{									\
+	return bench_op_of(m, run, memcg, objcg, i, gfp);		\
+}
+
+#define BENCH_ENTRIES(BIND)						\
+	MCS_STOCK_DESIGNS(BIND)						\
+	BIND(BENCH_EXPORTED, exported, exported)
+
+BENCH_ENTRIES(BENCH_OP_OF)
+
+#define BENCH_OP_CASE(m, t, d)						\
+	case m: return bench_op_##t(run, memcg, objcg, i, gfp);
+
+static __always_inline bool bench_op(int e, struct bench_run *run, struct mcs_memcg *memcg,
+				     struct mcs_objcg *objcg, u64 i, gfp_t gfp)
+{
+	switch (e) {
+	BENCH_ENTRIES(BENCH_OP_CASE)
+	}
+	return false;
 }
 
 /*
@@ -383,21 +470,22 @@ static bool bench_op(struct bench_run *run, struct mcs_memcg *memcg,
  * (the uncharge leaves it in the stock), then a synchronous drain of that
  * memcg, as an offline does.
  */
-static bool bench_drain_op(struct mcs_memcg *memcg)
+static __always_inline bool bench_drain_op(int e, struct mcs_memcg *memcg)
 {
-	if (mcs_charge_pages(memcg, GFP_KERNEL, 1))
+	if (bench_charge_pages(e, memcg, GFP_KERNEL, 1))
 		return false;
-	mcs_uncharge_pages(memcg, 1);
+	bench_uncharge_pages(e, memcg, 1);
 	mcs_drain_all_stock(memcg, true);
 	return true;
 }
 
 /* One pair of a sized byte workload (bytes-256 ...), from a client. */
-static bool bench_sized_op(struct bench_run *run, struct mcs_objcg *objcg)
+static __always_inline bool bench_sized_op(int e, struct bench_run *run,
+					   struct mcs_objcg *objcg)
 {
-	if (mcs_obj_charge(objcg, GFP_KERNEL, run->obj_size))
+	if (bench_obj_charge(e, objcg, GFP_KERNEL, run->obj_size))
 		return false;
-	mcs_obj_uncharge(objcg, run->obj_size);
+	bench_obj_uncharge(e, objcg, run->obj_size);
 	return true;
 }
 
@@ -406,7 +494,7 @@ static bool bench_sized_op(struct bench_run *run, struct mcs_objcg *objcg)
  * client @c's memcg in calls of at most BENCH_CROSS_CHUNK; returns how
  * many it moved.
  */
-static long bench_cross_move(struct bench_client *c, bool bytes, long n, bool charge)
+static long bench_cross_move(int e, struct bench_client *c, bool bytes, long n, bool charge)
 {
 	long k, done = 0;
 	int ret = 0;
@@ -414,13 +502,13 @@ static long bench_cross_move(struct bench_client *c, bool bytes, long n, bool ch
 	for (; done < n && !ret; done += k) {
 		k = min(n - done, BENCH_CROSS_CHUNK);
 		if (bytes && charge)
-			ret = mcs_obj_charge(c->op_objcg[0], GFP_KERNEL, k * BENCH_OBJ_SIZE);
+			ret = bench_obj_charge(e, c->op_objcg[0], GFP_KERNEL, k * BENCH_OBJ_SIZE);
 		else if (bytes)
-			mcs_obj_uncharge(c->op_objcg[0], k * BENCH_OBJ_SIZE);
+			bench_obj_uncharge(e, c->op_objcg[0], k * BENCH_OBJ_SIZE);
 		else if (charge)
-			ret = mcs_charge_pages(c->op_memcg[0], GFP_KERNEL, k);
+			ret = bench_charge_pages(e, c->op_memcg[0], GFP_KERNEL, k);
 		else
-			mcs_uncharge_pages(c->op_memcg[0], k);
+			bench_uncharge_pages(e, c->op_memcg[0], k);
 	}
 	return ret ? done - k : done;
 }
@@ -435,20 +523,20 @@ static long bench_cross_move(struct bench_client *c, bool bytes, long n, bool ch
  * CPUs interleave; should a client run that far ahead of the previous
  * one, its pair is a charge only.
  */
-static bool bench_cross_op(struct bench_client *c, bool bytes)
+static __always_inline bool bench_cross_op(int e, struct bench_client *c, bool bytes)
 {
 	struct bench_client *prev = c->prev;
 
-	if (bytes ? mcs_obj_charge(c->op_objcg[0], GFP_KERNEL, BENCH_OBJ_SIZE) :
-		    mcs_charge_pages(c->op_memcg[0], GFP_KERNEL, 1))
+	if (bytes ? bench_obj_charge(e, c->op_objcg[0], GFP_KERNEL, BENCH_OBJ_SIZE) :
+		    bench_charge_pages(e, c->op_memcg[0], GFP_KERNEL, 1))
 		return false;
 	atomic_long_inc(&c->handed);
 	if (!atomic_long_add_unless(&prev->handed, -1, 0))
 		return true;
 	if (bytes)
-		mcs_obj_uncharge(prev->op_objcg[0], BENCH_OBJ_SIZE);
+		bench_obj_uncharge(e, prev->op_objcg[0], BENCH_OBJ_SIZE);
 	else
-		mcs_uncharge_pages(prev->op_memcg[0], 1);
+		bench_uncharge_pages(e, prev->op_memcg[0], 1);
 	c->cross++;
 	return true;
 }
@@ -461,17 +549,17 @@ static bool bench_cross_op(struct bench_client *c, bool bytes)
  * one that charge held in stocks caused (premature).  A refused client
  * gives back what it holds before it charges again.
  */
-static bool bench_limit_op(struct bench_client *c, gfp_t gfp)
+static __always_inline bool bench_limit_op(int e, struct bench_client *c, gfp_t gfp)
 {
 	int ret;
 
 	if (c->releasing) {
-		mcs_uncharge_pages(c->op_memcg[0], 1);
+		bench_uncharge_pages(e, c->op_memcg[0], 1);
 		c->releasing = --c->live;
 		return true;
 	}
 	c->charges++;
-	ret = mcs_charge_pages(c->op_memcg[0], gfp, 1);
+	ret = bench_charge_pages(e, c->op_memcg[0], gfp, 1);
 	if (ret) {
 		c->refusals++;
 		c->releasing = c->live;
@@ -487,7 +575,7 @@ static bool bench_limit_op(struct bench_client *c, gfp_t gfp)
  * between its turns (a spinning one would hold its vCPU from the one
  * whose turn it is).  Returns the steps taken.
  */
-static u64 bench_limit_load(struct bench_client *c, gfp_t gfp)
+static __always_inline u64 bench_limit_load(int e, struct bench_client *c, gfp_t gfp)
 {
 	struct bench_run *run = c->run;
 	u64 step, mine;
@@ -502,7 +590,7 @@ static u64 bench_limit_load(struct bench_client *c, gfp_t gfp)
 		/* a step out of turn would make the sequence depend on timing */
 		if (READ_ONCE(run->turn) != mine)
 			c->errors++;
-		if (!bench_limit_op(c, gfp))
+		if (!bench_limit_op(e, c, gfp))
 			c->errors++;
 		/* our step complete before the next client may take its own */
 		smp_store_release(&run->turn, mine + 1);
@@ -588,7 +676,7 @@ enum bench_loop { LOOP_PLAIN, LOOP_SIZED, LOOP_DRAIN, LOOP_CROSS };
  * others.
  */
 
-static __always_inline u64 bench_load(struct bench_client *c, enum bench_loop loop)
+static __always_inline u64 bench_load(int e, struct bench_client *c, enum bench_loop loop)
 {
 	struct bench_run *run = c->run;
 	unsigned int n = 0, memcgs = run->p.memcgs;
@@ -597,13 +685,13 @@ static __always_inline u64 bench_load(struct bench_client *c, enum bench_loop lo
 
 	while (READ_ONCE(run->phase) == BENCH_LOAD) {
 		if (loop == LOOP_SIZED)
-			ok = bench_sized_op(run, c->op_objcg[n]);
+			ok = bench_sized_op(e, run, c->op_objcg[n]);
 		else if (loop == LOOP_DRAIN)
-			ok = bench_drain_op(c->op_memcg[n]);
+			ok = bench_drain_op(e, c->op_memcg[n]);
 		else if (loop == LOOP_CROSS)
-			ok = bench_cross_op(c, run->p.workload == WL_CROSS_BYTES);
+			ok = bench_cross_op(e, c, run->p.workload == WL_CROSS_BYTES);
 		else
-			ok = bench_op(run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL);
+			ok = bench_op(e, run, c->op_memcg[n], c->op_objcg[n], i, GFP_KERNEL);
 		if (!ok)
 			c->errors++;
 		/* a compare, not a division: the same few instructions in every mode */
@@ -629,6 +717,47 @@ static bool bench_is_limit(const struct bench_run *run)
 	return run->p.workload == WL_LIMIT_NOWAIT || run->p.workload == WL_LIMIT_KERNEL;
 }
 
+/* A client's load through the entries @e (a constant): its pairs. */
+static __always_inline u64 bench_client_load(int e, struct bench_client *c)
+{
+	struct bench_run *run = c->run;
+	u64 ops;
+
+	if (bench_has_neighbour(run))
+		return bench_load(e, c, LOOP_SIZED);
+	if (run->p.workload == WL_DRAIN)
+		return bench_load(e, c, LOOP_DRAIN);
+	if (bench_is_cross(run))
+		return bench_load(e, c, LOOP_CROSS);
+	if (!bench_is_limit(run))
+		return bench_load(e, c, LOOP_PLAIN);
+	ops = bench_limit_load(e, c, run->p.workload == WL_LIMIT_NOWAIT ? GFP_NOWAIT : GFP_KERNEL);
+	for (; c->live; c->live--)
+		bench_uncharge_pages(e, c->op_memcg[0], 1);
+	return ops;
+}
+
+/* The load loops once per entry, so that each calls its entry directly. */
+#define BENCH_LOAD_OF(m, t, d)						\
+static noinline u64 bench_load_##t(struct bench_client *c)		\
+{									\
+	return bench_client_load(m, c);					\
+}
+
+BENCH_ENTRIES(BENCH_LOAD_OF)
+
+#define BENCH_LOAD_CASE(m, t, d)					\
+	case m: return bench_load_##t(c);
+
+static u64 bench_load_of(struct bench_client *c)
+{
+	switch (bench_entry(c->run)) {
+	BENCH_ENTRIES(BENCH_LOAD_CASE)
+	}
+	c->errors++;
+	return 0;
+}
+
 static int bench_client_fn(void *arg)
 {
 	struct bench_client *c = arg;
@@ -644,21 +773,9 @@ static int bench_client_fn(void *arg)
 	 * for the CPUs).  A setup that fails sends us straight to EXIT.
 	 */
 	wait_event_idle(run->wq, READ_ONCE(run->phase) != BENCH_SETUP);
-	if (sized) {
-		c->ops = bench_load(c, LOOP_SIZED);
+	c->ops = bench_load_of(c);
+	if (sized)
 		bench_neighbours(c, false);
-	} else if (run->p.workload == WL_DRAIN) {
-		c->ops = bench_load(c, LOOP_DRAIN);
-	} else if (bench_is_cross(run)) {
-		c->ops = bench_load(c, LOOP_CROSS);
-	} else if (bench_is_limit(run)) {
-		c->ops = bench_limit_load(c, run->p.workload == WL_LIMIT_NOWAIT ?
-					  GFP_NOWAIT : GFP_KERNEL);
-		for (; c->live; c->live--)
-			mcs_uncharge_pages(c->op_memcg[0], 1);
-	} else {
-		c->ops = bench_load(c, LOOP_PLAIN);
-	}
 	if (atomic_dec_and_test(&run->loading))
 		complete(&run->stopped);
 
@@ -677,7 +794,8 @@ static void bench_nmi_fn(void *arg)
 
 	if (READ_ONCE(run->phase) != BENCH_LOAD)
 		return;
-	bench_op(run, run->irq_memcg, run->irq_objcg, irq->nmi_ops, __GFP_NOWARN);
+	bench_op(bench_entry(run), run, run->irq_memcg, run->irq_objcg, irq->nmi_ops,
+		 __GFP_NOWARN);
 	irq->nmi_ops++;
 }
 
@@ -699,7 +817,8 @@ static enum hrtimer_restart bench_irq_fn(struct hrtimer *t)
 	irq->fires++;
 	if (run->p.hardirq)
 		for (i = 0; i < 4; i++, irq->ops++)
-			bench_op(run, run->irq_memcg, run->irq_objcg, irq->ops, GFP_ATOMIC);
+			bench_op(bench_entry(run), run, run->irq_memcg, run->irq_objcg, irq->ops,
+				 GFP_ATOMIC);
 	if (run->p.nmi && !strcmp(run->nmi, "on")) {
 		next = cpumask_next(smp_processor_id(), cpu_online_mask);
 		if (next >= nr_cpu_ids)
@@ -955,7 +1074,7 @@ static void bench_measure(struct bench_run *run)
 	/* the cross workloads' reserves, handed over before any client starts */
 	for (i = 0; bench_is_cross(run) && i < run->p.clients; i++) {
 		struct bench_client *c = &run->clients[i];
-		long n = bench_cross_move(c, run->p.workload == WL_CROSS_BYTES,
+		long n = bench_cross_move(bench_entry(run), c, run->p.workload == WL_CROSS_BYTES,
 					  BENCH_CROSS_RESERVE, true);
 
 		atomic_long_set(&c->handed, n);
@@ -1000,7 +1119,7 @@ static void bench_measure(struct bench_run *run)
 		struct bench_client *c = &run->clients[i];
 
 		if (bench_is_cross(run))
-			bench_cross_move(c, run->p.workload == WL_CROSS_BYTES,
+			bench_cross_move(bench_entry(run), c, run->p.workload == WL_CROSS_BYTES,
 					 atomic_long_xchg(&c->handed, 0), false);
 		run->ops += c->ops;
 		run->errors += c->errors;
@@ -1114,11 +1233,12 @@ static void bench_report(struct bench_run *run)
 	mcs_bench_pmu_format(&run->pmu, ops, pmu, sizeof(pmu));
 
 	snprintf(run->result, sizeof(run->result),
-		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u batch=%u duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu stranded_pages=%lu stranded_bound=%lu peak_pages=%lu cross=%llu charges=%llu refusals=%llu errors=%ld %s %s verdict=%s\n",
+		 "mode=%s clients=%u workload=%s hardirq=%d nmi=%s shared=%d memcgs=%u batch=%u entry=%s duration_ms=%u cpus=%u ops=%llu ns=%llu mops=%llu.%03llu ns_per_op=%llu irq_ops=%llu irq_fires=%llu irq_misses=%lu irq_trylock_fail=%lu nmi_sent=%llu nmi_ops=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu stranded_pages=%lu stranded_bound=%lu peak_pages=%lu cross=%llu charges=%llu refusals=%llu errors=%ld %s %s verdict=%s\n",
 		 mcs_stock_mode_name(run->p.mode), run->p.clients, wl_names[run->p.workload],
 		 run->p.hardirq, run->nmi, run->p.shared, run->p.memcgs, mcs_charge_batch(),
-		 run->p.duration_ms, num_online_cpus(), ops, ns,
-		 ops * 1000 / max_t(u64, ns, 1), (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
+		 run->p.exported ? "exported" : "mode", run->p.duration_ms, num_online_cpus(),
+		 ops, ns, ops * 1000 / max_t(u64, ns, 1),
+		 (ops * 1000000 / max_t(u64, ns, 1)) % 1000,
 		 ops ? ns * active / ops : 0, run->irq_ops, fires, irq_misses, irq_fails,
 		 nmi_sent, nmi_ops, hits, misses, fails, refills, stranded, bound, run->peak,
 		 run->cross, run->charges, run->refusals, run->errors,
@@ -1296,6 +1416,11 @@ static int bench_parse(struct mcs_input *in, struct bench_params *p)
 		case KEY_BATCH:
 			ret = mcs_input_uint(in, val, 1, MCS_CHARGE_BATCH, false,
 					     &p->batch);
+			break;
+		case KEY_ENTRY:
+			ret = mcs_input_match(in, val, bench_entries, ARRAY_SIZE(bench_entries));
+			if (ret >= 0)
+				p->exported = ret;
 			break;
 		}
 		if (ret < 0)

@@ -71,6 +71,8 @@ static const char * const error_messages[NR_MCS_ERRORS] = {
 	[MCS_ERR_REC_BUSY] = "busy: a recording is in progress",
 	[MCS_ERR_REC_NONE] = "recording needs kprobes, memcg and x86-64; this kernel lacks one",
 	[MCS_ERR_REC_POINT] = "the kernel's page charge point (try_charge_memcg) cannot be probed",
+	[MCS_ERR_KCOST_PAIR] = "expected pair=pc|obj|skmem [loops=N]",
+	[MCS_ERR_KCOST_UNAVAILABLE] = "the kernel's pair cannot be run here; a read says why",
 };
 
 /**

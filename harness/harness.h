@@ -91,6 +91,8 @@ enum mcs_error_kind {
 	MCS_ERR_REC_BUSY,	/* record: start while recording */
 	MCS_ERR_REC_NONE,	/* record: no kprobes, memcg or x86-64 */
 	MCS_ERR_REC_POINT,	/* record: the page charge point cannot be probed */
+	MCS_ERR_KCOST_PAIR,	/* kernel_cost: a write without pair= */
+	MCS_ERR_KCOST_UNAVAILABLE, /* kernel_cost: the kernel's pair cannot be run here */
 	NR_MCS_ERRORS
 };
 

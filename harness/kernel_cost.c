@@ -72,6 +72,9 @@
 #define KC_SIZE		64
 #define KC_LOOPS	2000
 #define KC_BATCHES	5
+/* the most pairs one write runs, and its longest line */
+#define KC_RUN_MAX	1000000
+#define KC_LINE_MAX	64
 
 /* tenths of a ns per pair: the best of KC_BATCHES batches; 0 on failure */
 static u64 kc_kmalloc(gfp_t gfp)
@@ -132,19 +135,20 @@ struct kc_call {
 typedef bool (*kc_pair_fn)(void *charge, void *uncharge, void *target);
 
 /*
- * Tenths of a ns per pair of @c, the best of KC_BATCHES batches; 0 on a
+ * Tenths of a ns per pair of @c, the best of @batches batches of @loops; 0 on a
  * refusal.  Inlined into one timer per kind, so that @pair is inlined
  * too: the loop calls the two functions through pointers, nothing else.
  */
-static __always_inline u64 kc_time(kc_pair_fn pair, const struct kc_call *c)
+static __always_inline u64 kc_time(kc_pair_fn pair, const struct kc_call *c,
+				   unsigned int batches, unsigned int loops)
 {
 	void *charge = c->charge, *uncharge = c->uncharge, *target = c->target;
 	u64 best = U64_MAX, t0, t;
 	unsigned int r, i;
 
-	for (r = 0; r < KC_BATCHES; r++) {
+	for (r = 0; r < batches; r++) {
 		t0 = ktime_get_ns();
-		for (i = 0; i < KC_LOOPS; i++) {
+		for (i = 0; i < loops; i++) {
 			OPTIMIZER_HIDE_VAR(charge);
 			OPTIMIZER_HIDE_VAR(uncharge);
 			if (!pair(charge, uncharge, target))
@@ -153,7 +157,7 @@ static __always_inline u64 kc_time(kc_pair_fn pair, const struct kc_call *c)
 		t = ktime_get_ns() - t0;
 		best = min(best, t);
 	}
-	return best * 10 / KC_LOOPS;
+	return best * 10 / loops;
 }
 
 /* page_counter_try_charge() + page_counter_uncharge() of one page */
@@ -171,9 +175,10 @@ static __always_inline bool kc_pc_pair(void *charge, void *uncharge, void *targe
 	return true;
 }
 
-static noinline u64 kc_pc_time(const struct kc_call *c)
+static noinline u64 kc_pc_time(const struct kc_call *c, unsigned int batches,
+			       unsigned int loops)
 {
-	return kc_time(kc_pc_pair, c);
+	return kc_time(kc_pc_pair, c, batches, loops);
 }
 
 static noinline bool kc_empty_pc_charge(struct page_counter *counter, unsigned long nr_pages,
@@ -201,9 +206,10 @@ static __always_inline bool kc_obj_pair(void *charge, void *uncharge, void *targ
 	return true;
 }
 
-static noinline u64 kc_obj_time(const struct kc_call *c)
+static noinline u64 kc_obj_time(const struct kc_call *c, unsigned int batches,
+				unsigned int loops)
 {
-	return kc_time(kc_obj_pair, c);
+	return kc_time(kc_obj_pair, c, batches, loops);
 }
 
 static noinline int kc_empty_obj_charge(struct obj_cgroup *objcg, gfp_t gfp, size_t size)
@@ -232,9 +238,10 @@ static __always_inline bool kc_skmem_pair(void *charge, void *uncharge, void *ta
 	return true;
 }
 
-static noinline u64 kc_skmem_time(const struct kc_call *c)
+static noinline u64 kc_skmem_time(const struct kc_call *c, unsigned int batches,
+				  unsigned int loops)
 {
-	return kc_time(kc_skmem_pair, c);
+	return kc_time(kc_skmem_pair, c, batches, loops);
 }
 
 static noinline bool kc_empty_skmem_charge(void *target, unsigned int nr_pages, gfp_t gfp)
@@ -297,6 +304,9 @@ static const char *kc_find_pair(struct kc_call *c, const char *charge, const cha
 	return kc_find(&c->charge, charge) ?: kc_find(&c->uncharge, uncharge);
 }
 
+/* A timer of kc_time() for one kind of pair. */
+typedef u64 (*kc_time_fn)(const struct kc_call *c, unsigned int batches, unsigned int loops);
+
 /*
  * Times @real and @empty (the same pair with the empty functions), one
  * untimed round each first, and prints KEY_pair_ns, KEY_call_ns and
@@ -306,17 +316,16 @@ static const char *kc_find_pair(struct kc_call *c, const char *charge, const cha
  * this module's bench, bound kthreads, have none either.  A migration
  * costs the batch it lands in, not the best of them.
  */
-static const char *kc_measure(struct seq_file *m, const char *key,
-			      u64 (*time)(const struct kc_call *c),
+static const char *kc_measure(struct seq_file *m, const char *key, kc_time_fn time,
 			      const struct kc_call *real, const struct kc_call *empty)
 {
 	char name[24];
 	u64 pair, call;
 
-	time(real);
-	pair = time(real);
-	time(empty);
-	call = time(empty);
+	time(real, KC_BATCHES, KC_LOOPS);
+	pair = time(real, KC_BATCHES, KC_LOOPS);
+	time(empty, KC_BATCHES, KC_LOOPS);
+	call = time(empty, KC_BATCHES, KC_LOOPS);
 	if (!pair || !call)
 		return "charge-refused";
 	snprintf(name, sizeof(name), "%s_pair_ns", key);
@@ -328,13 +337,30 @@ static const char *kc_measure(struct seq_file *m, const char *key,
 	return NULL;
 }
 
-static void kc_unsupported(struct seq_file *m, const char *key, const char *why)
+/*
+ * With @run, only runs @real @run times, untimed (a write); else
+ * kc_measure().
+ */
+static const char *kc_measure_or_run(struct seq_file *m, const char *key, kc_time_fn time,
+				     const struct kc_call *real, const struct kc_call *empty,
+				     unsigned int run)
 {
-	seq_printf(m, " %s=unsupported %s_reason=%s", key, key, why);
+	if (run)
+		return time(real, 1, run) ? NULL : "charge-refused";
+	return kc_measure(m, key, time, real, empty);
 }
 
-/* The kernel's page counter pair on a chain of KC_PC_LEVELS counters. */
-static void kc_page_counter(struct seq_file *m)
+static void kc_unsupported(struct seq_file *m, const char *key, const char *why)
+{
+	if (m && why)
+		seq_printf(m, " %s=unsupported %s_reason=%s", key, key, why);
+}
+
+/*
+ * The kernel's page counter pair on a chain of KC_PC_LEVELS counters:
+ * measured into @m, or run @run times (@m NULL); NULL, or why not.
+ */
+static const char *kc_page_counter(struct seq_file *m, unsigned int run)
 {
 	struct kc_call real, empty = { kc_empty_pc_charge, kc_empty_pc_uncharge };
 	struct page_counter *pc;
@@ -352,20 +378,22 @@ static void kc_page_counter(struct seq_file *m)
 		mcs_compat_page_counter_init(&pc[i], i ? &pc[i - 1] : NULL);
 	real.target = &pc[KC_PC_LEVELS - 1];
 	empty.target = real.target;
-	seq_printf(m, " pc_levels=%d", KC_PC_LEVELS);
-	why = kc_measure(m, "pc", kc_pc_time, &real, &empty);
+	if (m)
+		seq_printf(m, " pc_levels=%d", KC_PC_LEVELS);
+	why = kc_measure_or_run(m, "pc", kc_pc_time, &real, &empty, run);
 	kfree(pc);
 out:
-	if (why)
-		kc_unsupported(m, "pc", why);
+	kc_unsupported(m, "pc", why);
+	return why;
 }
 
 /*
  * The kernel's obj stock pair on the objcg of the reader's memcg: the
  * objcg of a GFP_KERNEL_ACCOUNT page (get_obj_cgroup_from_folio() takes
- * a reference), the one the kernel's own kmalloc charges.
+ * a reference), the one the kernel's own kmalloc charges.  As
+ * kc_page_counter().
  */
-static void kc_obj_stock(struct seq_file *m)
+static const char *kc_obj_stock(struct seq_file *m, unsigned int run)
 {
 	struct kc_call real, empty = { kc_empty_obj_charge, kc_empty_obj_uncharge };
 	struct obj_cgroup *objcg;
@@ -388,19 +416,21 @@ static void kc_obj_stock(struct seq_file *m)
 		goto out;
 	real.target = objcg;
 	empty.target = objcg;
-	seq_printf(m, " obj_size=%d", KC_SIZE);
-	why = kc_measure(m, "obj", kc_obj_time, &real, &empty);
+	if (m)
+		seq_printf(m, " obj_size=%d", KC_SIZE);
+	why = kc_measure_or_run(m, "obj", kc_obj_time, &real, &empty, run);
 	obj_cgroup_put(objcg);
 out:
-	if (why)
-		kc_unsupported(m, "obj", why);
+	kc_unsupported(m, "obj", why);
+	return why;
 }
 
 /*
  * The kernel's page stock pair: the socket memory charge and uncharge of
  * one page to the reader's memcg (its stock, the vmstat of socket memory).
+ * As kc_page_counter().
  */
-static void kc_page_stock(struct seq_file *m)
+static const char *kc_page_stock(struct seq_file *m, unsigned int run)
 {
 	struct kc_call real, empty = { kc_empty_skmem_charge, kc_empty_skmem_uncharge };
 	const char *fn = MCS_SKMEM_CHARGE, *why;
@@ -429,14 +459,15 @@ static void kc_page_stock(struct seq_file *m)
 		real.target = sk;
 	}
 	empty.target = real.target;
-	seq_printf(m, " skmem_pages=1 skmem_fn=%s", fn);
-	why = kc_measure(m, "skmem", kc_skmem_time, &real, &empty);
+	if (m)
+		seq_printf(m, " skmem_pages=1 skmem_fn=%s", fn);
+	why = kc_measure_or_run(m, "skmem", kc_skmem_time, &real, &empty, run);
 put:
 	kfree(sk);
 	mem_cgroup_put(memcg);
 out:
-	if (why)
-		kc_unsupported(m, "skmem", why);
+	kc_unsupported(m, "skmem", why);
+	return why;
 }
 
 static int kernel_cost_show(struct seq_file *m, void *v)
@@ -473,15 +504,102 @@ static int kernel_cost_show(struct seq_file *m, void *v)
 	kc_print(m, "page_account_ns", pa);
 	kc_print(m, "page_plain_ns", pp);
 	kc_print(m, "page_accounting_ns", kc_diff(pa, pp));
-	kc_page_counter(m);
-	kc_obj_stock(m);
-	kc_page_stock(m);
+	kc_page_counter(m, 0);
+	kc_obj_stock(m, 0);
+	kc_page_stock(m, 0);
 	seq_puts(m, " verdict=PASS\n");
 out:
 	mcs_harness_release(MCS_USER_BENCH);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(kernel_cost);
+
+/* The pairs a write may run, in the order of kc_run[]. */
+static const char * const kc_pair_names[] = { "pc", "obj", "skmem" };
+static const char *(*const kc_run[])(struct seq_file *m, unsigned int run) = {
+	kc_page_counter, kc_obj_stock, kc_page_stock,
+};
+
+enum { KC_KEY_PAIR, KC_KEY_LOOPS, NR_KC_KEYS };
+static const char * const kc_keys[NR_KC_KEYS] = { "pair", "loops" };
+
+/*
+ * A write "pair=pc|obj|skmem [loops=1..KC_RUN_MAX]" runs that pair of the
+ * kernel's @loops (KC_LOOPS) times in the writer's task, untimed, and
+ * nothing else: `make bench-profile` counts the instructions of two such
+ * writes and takes the difference.  Strict as every write (parse.c): an
+ * unknown or repeated key, a missing pair or a number out of range is
+ * -EINVAL and runs nothing; a pair the kernel does not let us call is
+ * -EOPNOTSUPP (a read says why); -EBUSY while a benchmark or stress run
+ * holds the harness.
+ */
+static ssize_t kernel_cost_write(struct file *file, const char __user *ubuf, size_t count,
+				 loff_t *ppos)
+{
+	unsigned int loops = KC_LOOPS;
+	unsigned long seen = 0;
+	char *line, *tok, *key, *val;
+	const char *why;
+	struct mcs_input in;
+	int k, pair = -1, ret;
+
+	ret = mcs_input_copy(&in, "kernel_cost", ubuf, count, KC_LINE_MAX, false);
+	if (ret)
+		return ret;
+	line = in.buf;
+	while ((tok = mcs_input_next(&line)) != NULL) {
+		ret = mcs_input_kv(&in, tok, &key, &val);
+		if (ret)
+			goto out;
+		k = mcs_input_key(&in, key, kc_keys, NR_KC_KEYS);
+		ret = k;
+		if (k < 0)
+			goto out;
+		ret = -EINVAL;
+		if (seen & BIT(k)) {
+			mcs_input_error(&in, MCS_ERR_TWICE, key, ret);
+			goto out;
+		}
+		seen |= BIT(k);
+		if (k == KC_KEY_PAIR) {
+			ret = mcs_input_match(&in, val, kc_pair_names, ARRAY_SIZE(kc_pair_names));
+			pair = ret;
+		} else {
+			ret = mcs_input_uint(&in, val, 1, KC_RUN_MAX, false, &loops);
+		}
+		if (ret < 0)
+			goto out;
+	}
+	ret = -EINVAL;
+	if (pair < 0) {
+		mcs_input_error(&in, MCS_ERR_KCOST_PAIR, NULL, ret);
+		goto out;
+	}
+	ret = mcs_harness_claim_write(&in, MCS_USER_BENCH);
+	if (ret)
+		goto out;
+	why = kc_run[pair](NULL, loops);
+	mcs_harness_release(MCS_USER_BENCH);
+	ret = 0;
+	if (why)
+		ret = mcs_input_error(&in, MCS_ERR_KCOST_UNAVAILABLE, NULL, -EOPNOTSUPP);
+out:
+	mcs_input_free(&in);
+	return ret < 0 ? ret : count;
+}
+
+static int kernel_cost_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, kernel_cost_show, inode->i_private);
+}
+
+static const struct file_operations kernel_cost_fops = {
+	.owner = THIS_MODULE,
+	.open = kernel_cost_open,
+	.read = seq_read,
+	.write = kernel_cost_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 /**
  * mcs_kernel_cost_init() - create the debugfs file "kernel_cost"
@@ -489,5 +607,5 @@ DEFINE_SHOW_ATTRIBUTE(kernel_cost);
  */
 void mcs_kernel_cost_init(struct dentry *dir)
 {
-	debugfs_create_file("kernel_cost", 0400, dir, NULL, &kernel_cost_fops);
+	debugfs_create_file("kernel_cost", 0600, dir, NULL, &kernel_cost_fops);
 }

@@ -31,16 +31,25 @@
 #                    hahn-v4 and hahn-v6, the bytes of decoupled-7.3;
 #                    one memcg; none's bytes are the control
 #                    "objcg-atomic")
+#                    A job "kernel pair=pc|obj|skmem" runs the kernel's own
+#                    pair instead (debugfs kernel_cost, written with
+#                    loops=PROFILE_KC_LOOPS, then twice that, from a task
+#                    in a memcg of its own); the default jobs end with the
+#                    kernel's obj and page stock pairs.
 #   PROFILE_MS       guest ms of the shorter run of each job (default 5)
+#   PROFILE_KC_LOOPS pairs of the shorter run of a kernel job (default 20000)
 #   PROFILE_BLOCKS   blocks listed per job, hottest first (default 25; 0: none)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 kernel=${PROFILE_KERNEL:-deb-amd64}
-jobs=${PROFILE_JOBS:-workload=floor;mode=decoupled workload=pages;mode=coupled workload=pages;mode=none workload=pages;mode=percpu-counter workload=pages;mode=hahn-v4 workload=pages;mode=hahn-v6 workload=pages;mode=decoupled workload=bytes;mode=decoupled-7.3 workload=bytes;mode=coupled workload=bytes;mode=none workload=bytes;mode=percpu-counter workload=bytes}
+jobs=${PROFILE_JOBS:-workload=floor;mode=decoupled workload=pages;mode=coupled workload=pages;mode=none workload=pages;mode=percpu-counter workload=pages;mode=hahn-v4 workload=pages;mode=hahn-v6 workload=pages;mode=decoupled workload=bytes;mode=decoupled-7.3 workload=bytes;mode=coupled workload=bytes;mode=none workload=bytes;mode=percpu-counter workload=bytes;mode=decoupled workload=pages entry=exported;mode=decoupled workload=bytes entry=exported;kernel pair=obj;kernel pair=skmem}
 ms=${PROFILE_MS:-5}
 blocks=${PROFILE_BLOCKS:-25}
+kc_loops=${PROFILE_KC_LOOPS:-20000}
+[[ $kc_loops =~ ^[1-9][0-9]*$ && $kc_loops -le 500000 ]] ||
+	die "PROFILE_KC_LOOPS=$kc_loops: expected 1..500000"
 [[ $ms =~ ^[1-9][0-9]*$ && $ms -le 5000 ]] || die "PROFILE_MS=$ms: expected 1..5000 (guest ms)"
 [[ $blocks =~ ^[0-9]+$ ]] || die "PROFILE_BLOCKS=$blocks: expected a number"
 [[ $jobs != *duration_ms* ]] || die "PROFILE_JOBS: leave duration_ms out, PROFILE_MS sets it"
@@ -111,12 +120,29 @@ IFS=';' read -ra joblist <<<"$jobs"
 	echo '	$mark; echo "$2" >$D/bench; r=$?; $mark'
 	echo '	if [ $r -eq 0 ]; then echo "MCS-PROFILE $1 $(cat $D/bench)"; else echo "MCS-PROFILE $1 $2 verdict=ERROR"; fi'
 	echo '}'
+	# the kernel's pairs charge the writer's memcg: one of its own (cgroup v2)
+	echo 'G=/sys/fs/cgroup'
+	echo 'mount -t cgroup2 none $G && echo +memory >$G/cgroup.subtree_control && mkdir $G/mcs-kcost'
+	echo 'kc() {'
+	echo '	echo $$ >$G/mcs-kcost/cgroup.procs'
+	echo '	$mark; echo "$2 loops=$3" >$D/kernel_cost; r=$?; $mark'
+	echo '	echo $$ >$G/cgroup.procs'
+	echo '	if [ $r -eq 0 ]; then v=PASS; else v=ERROR; fi'
+	echo '	echo "MCS-PROFILE $1 kernel $2 ops=$3 verdict=$v"'
+	echo '}'
 	n=0
 	for j in "${joblist[@]}"; do
 		j=$(xargs <<<"$j")
 		[[ -n $j ]] || continue
-		echo "run $n.1 \"$j duration_ms=$ms\""
-		echo "run $n.2 \"$j duration_ms=$((2 * ms))\""
+		if [[ $j == kernel\ * ]]; then
+			[[ $j =~ ^kernel\ pair=(pc|obj|skmem)$ ]] ||
+				die "PROFILE_JOBS: '$j': expected kernel pair=pc|obj|skmem"
+			echo "kc $n.1 \"${j#kernel }\" $kc_loops"
+			echo "kc $n.2 \"${j#kernel }\" $((2 * kc_loops))"
+		else
+			echo "run $n.1 \"$j duration_ms=$ms\""
+			echo "run $n.2 \"$j duration_ms=$((2 * ms))\""
+		fi
 		n=$((n + 1))
 	done
 	echo 'echo MCS-KALLSYMS-BEGIN'

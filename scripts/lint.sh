@@ -24,6 +24,11 @@
 #                                 mode's entry functions (m, a constant, in
 #                                 both) and the "case m: return ...;" of
 #                                 the exported functions' switch
+#   harness/bench.c COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
+#                                 the same list plus the exported functions
+#                                 (BENCH_ENTRIES) instantiates the
+#                                 benchmark's pair and loop once per entry,
+#                                 and the switch that picks one
 #   selftests/* PREFER_KERNEL_TYPES,VOLATILE,LONG_LINE_STRING  user-space
 #                                 programs (kselftest style): C types such as
 #                                 uint64_t, volatile sig_atomic_t flags for
@@ -39,6 +44,7 @@ declare -A ignore=(
 	[stock_designs.h]=COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON,BRACKET_SPACE
 	[charge_pages.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
 	[charge_bytes.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
+	[harness/bench.c]=COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
 )
 
 # the docs first: no kernel tree needed

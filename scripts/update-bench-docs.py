@@ -107,14 +107,46 @@ def profile_block(path):
             if not f:
                 continue
             n, fn = float(f.group(1)), f.group(2)
-            if fn.startswith("bench_client_fn") or fn.startswith("bench_op"):
+            if fn.startswith("bench_"):
                 loop += n
             elif n >= 1:
                 fns.append("`%s` %.0f" % (fn, n))
         jobs.append("%s %s (%s)" % (name, m.group(3), ", ".join(fns + ["the loop %.0f" % loop])))
+    kernel_pairs = []
+    for title, body in secs.items():
+        m = re.match(r"== kernel pair=(\S+): ([\d.]+) instructions per pair", title)
+        if not m:
+            continue
+        fns = []
+        for x in body:
+            f = re.match(r"\s*(-?[\d.]+)\s+-?[\d.]+%\s+(\S+)( \[memcg_stock\])?$", x)
+            if f and float(f.group(1)) >= 1:
+                fns.append("`%s` %.0f" % (f.group(2), float(f.group(1))))
+        kernel_pairs.append("%s %s (%s)" % (m.group(1), m.group(2), ", ".join(fns)))
+    spread = [x.strip() for t, body in secs.items() if t.startswith("== dispatch per design")
+              for x in body if "spread" in x]
+    switch = [x.split() for t, body in secs.items() if t.startswith("== the exported entry")
+              for x in body]
     import textwrap
     per_fn = textwrap.fill("The same run, per function only (instructions per pair; the loop is "
-                           "`bench_client_fn` and `bench_op`): %s." % "; ".join(jobs), 76)
+                           "`bench_load_<mode>` and `bench_op_<mode>`): %s." % "; ".join(jobs), 76)
+    if spread:
+        per_fn += "\n\n" + textwrap.fill(
+            "Outside the modes' entry functions (the loop, the pair function, the exported "
+            "entry points), the page jobs and the byte jobs of every mode spend the same "
+            "instructions; largest minus smallest over all jobs: %s." % spread[0].split()[0], 76)
+    if switch:
+        per_fn += " " if not spread else "\n\n"
+        per_fn += textwrap.fill(
+            "Through the exported functions (`entry=exported`), their switch on the mode "
+            "adds %s." % " and ".join("%s per %s pair of %s" % (w[0], w[2].split("=")[1],
+                                                               w[1].split("=")[1])
+                                     for w in switch), 76)
+    if kernel_pairs:
+        per_fn += "\n\n" + textwrap.fill(
+            "The kernel's own pairs in the same guest (debugfs `kernel_cost` writes; "
+            "`kc_*_time` and the two retpoline thunks are the loop calling them through "
+            "pointers): %s." % "; ".join(kernel_pairs), 76)
     meta = {}
     mpath = os.path.join(os.path.dirname(path), "meta.txt")
     if os.path.exists(mpath):

@@ -15,10 +15,16 @@
  * bytes-3000, each next to a live neighbour that leaves 64 bytes in the
  * stock): a bad size is refused and error_log says where, and the
  * decoupled obj stock serves them without a page charge and uncharge per
- * pair (no ping-pong).
+ * pair (no ping-pong).  entry=exported measures through the exported
+ * functions, entry=mode (the default) through the mode's own, and both
+ * say so.  kernel_cost: every malformed write gets -EINVAL with the
+ * reason in error_log; a good one runs the kernel's page counter pair
+ * where the module can call it (x86-64 with kprobes) and is refused with
+ * -EOPNOTSUPP where it cannot (UML).
  */
 #define _GNU_SOURCE
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "stress_lib.h"
@@ -109,6 +115,9 @@ static const struct bad_write bad_bench[] = {
 	{ "pmu=1", "duration_ms=5 pmu=1" },
 	{ "pmu=HW", "duration_ms=5 pmu=HW" },
 	{ "pmu given twice", "duration_ms=5 pmu=sw pmu=off" },
+	{ "entry=direct", "duration_ms=5 entry=direct" },
+	{ "entry=Exported", "duration_ms=5 entry=Exported" },
+	{ "entry given twice", "duration_ms=5 entry=mode entry=exported" },
 	{ "missing value", "duration_ms=5 clients=" },
 	{ "missing =", "duration_ms=5 clients" },
 	{ "a=b=c", "duration_ms=5 clients=2=3" },
@@ -449,7 +458,11 @@ static void test_new_keys(void)
 	char res[MCS_RESULTS_SIZE];
 	int ok;
 
-	ok = bench_passes("mode=decoupled duration_ms=5 memcgs=16 clients=2") &&
+	ok = bench_passes("mode=coupled duration_ms=5 entry=exported") &&
+	     mcs_read("bench", res, sizeof(res)) > 0 && strstr(res, " entry=exported ") &&
+	     bench_passes("mode=hahn-v6 duration_ms=5 workload=cross-bytes clients=2") &&
+	     mcs_read("bench", res, sizeof(res)) > 0 && strstr(res, " entry=mode ");
+	ok = ok && bench_passes("mode=decoupled duration_ms=5 memcgs=16 clients=2") &&
 	     bench_passes("mode=coupled duration_ms=5 memcgs=8 workload=bytes") &&
 	     bench_passes("mode=decoupled-owner duration_ms=5 memcgs=8 workload=mixed hardirq=1");
 	ok = ok && bench_passes("mode=decoupled duration_ms=20 workload=mixed nmi=1") &&
@@ -458,7 +471,50 @@ static void test_new_keys(void)
 	     strstr(res, " prim_irqsave_ns=") && strstr(res, " prim_atomic_ns=");
 	if (!ok)
 		ksft_print_msg("last result: %s", res);
-	ksft_test_result(ok, "memcgs=N and nmi=1: exact, result carries nmi= and the primitive costs\n");
+	ksft_test_result(ok, "entry=, memcgs=N and nmi=1: exact, result carries entry=, nmi= and the primitive costs\n");
+}
+
+/* Each is refused by kernel_cost before it runs anything. */
+static const struct {
+	const char *data;
+	const char *log;	/* the error_log entry it leaves, after "] kernel_cost: " */
+} bad_kcost[] = {
+	{ "loops=10", "expected pair=pc|obj|skmem [loops=N] (-22) at byte 0: \"loops=10\"" },
+	{ "pair=disk", "unknown value (-22) at byte 5: \"pair=disk\"" },
+	{ "pair=PC", "unknown value (-22) at byte 5: \"pair=PC\"" },
+	{ "pair=pc pair=obj", "key given twice (-22) at byte 8: \"pair=pc pair=obj\"" },
+	{ "pair=pc loops=0",
+	  "number out of the key's range (-22) at byte 14: \"pair=pc loops=0\"" },
+	{ "pair=pc loops=1000001",
+	  "number out of the key's range (-22) at byte 14: \"pair=pc loops=1000001\"" },
+	{ "pair=pc loops=-1", "not a plain decimal number (-22) at byte 14: \"pair=pc loops=-1\"" },
+	{ "pair=pc bogus=1", "unknown key (-22) at byte 8: \"pair=pc bogus=1\"" },
+};
+
+static void test_kernel_cost(void)
+{
+	char log[256];
+	struct utsname u;
+	unsigned int i;
+	int ret, ok;
+
+	for (i = 0; i < ARRAY_SIZE(bad_kcost); i++) {
+		ret = mcs_puts("kernel_cost", bad_kcost[i].data);
+		snprintf(log, sizeof(log), "] kernel_cost: %s", bad_kcost[i].log);
+		ok = mcs_error_log_last_is(log);
+		ksft_test_result(ret == -EINVAL && ok, "kernel_cost rejects '%s': %d (want %d)\n",
+				 bad_kcost[i].data, ret, -EINVAL);
+	}
+	/* the module finds the kernel's functions with a kprobe: x86-64 only */
+	uname(&u);
+	ret = mcs_puts("kernel_cost", "pair=pc loops=1000");
+	if (!strcmp(u.machine, "x86_64"))
+		ok = ret == 0;
+	else
+		ok = ret == -EOPNOTSUPP &&
+		     mcs_error_log_last_is("] kernel_cost: the kernel's pair cannot be run here; a read says why (-95) at byte 0: \"pair=pc loops=1000\"");
+	ksft_test_result(ok, "kernel_cost pair=pc loops=1000 on %s: %d (want %d)\n", u.machine, ret,
+			 strcmp(u.machine, "x86_64") ? -EOPNOTSUPP : 0);
 }
 
 /* The value of " key=" in a result line, or NULL. */
@@ -946,6 +1002,7 @@ static const struct {
 	{ "obj_sizes", test_obj_sizes, 4 },
 	{ "many_clients", test_many_clients, 2 },
 	{ "faults", test_fault_injection, 3 },
+	{ "kernel_cost", test_kernel_cost, ARRAY_SIZE(bad_kcost) + 1 },
 };
 
 /* MCS_BENCH_TESTS="name,name" runs only those groups (for debugging). */

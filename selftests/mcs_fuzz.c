@@ -426,6 +426,9 @@ static void pay_trace(void)
 		pay[rn(span < len ? span : len)] = (char)rnd();
 }
 
+/* the kernel's pairs that a kernel_cost write runs */
+static const char * const kc_pairs[] = { "pc", "obj", "skmem" };
+
 static void pay_valid_for(const struct fuzz_file *f)
 {
 	if (!strcmp(f->name, "config"))
@@ -438,6 +441,8 @@ static void pay_valid_for(const struct fuzz_file *f)
 		pay_str(chance(50) ? "all" : chance(50) ? "stock\n" : "page_counter");
 	else if (!strcmp(f->name, "trace_load"))
 		pay_trace();
+	else if (!strcmp(f->name, "kernel_cost"))
+		pay_fmt("pair=%s loops=%u", PICK(kc_pairs), 1 + rn(2000));
 	else if (f->param)
 		pay_fmt("%u%s", rn(6), chance(50) ? "\n" : "");
 	else
@@ -1055,6 +1060,8 @@ static void child_main(int idx)
 			me->selftests++;
 		} else if (r < 55) {
 			do_valid("trace_load");
+		} else if (r < 56) {
+			do_valid("kernel_cost");
 		} else if (r < 57) {
 			do_write_badptr(fi);
 		} else if (r < 87) {
