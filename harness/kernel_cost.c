@@ -514,6 +514,7 @@ out:
 }
 
 /* The pairs a write may run, in the order of kc_run[]. */
+enum { KC_PAIR_PC, KC_PAIR_OBJ, KC_PAIR_SKMEM };
 static const char * const kc_pair_names[] = { "pc", "obj", "skmem" };
 static const char *(*const kc_run[])(struct seq_file *m, unsigned int run) = {
 	kc_page_counter, kc_obj_stock, kc_page_stock,
@@ -526,7 +527,8 @@ static const char * const kc_keys[NR_KC_KEYS] = { "pair", "loops" };
  * A write "pair=pc|obj|skmem [loops=1..KC_RUN_MAX]" runs that pair of the
  * kernel's @loops (KC_LOOPS) times in the writer's task, untimed, and
  * nothing else: `make bench-profile` counts the instructions of two such
- * writes and takes the difference.  Strict as every write (parse.c): an
+ * writes and takes the difference.  The obj and skmem pairs need the
+ * writer in an accounting memcg, as a read does.  Strict as every write (parse.c): an
  * unknown or repeated key, a missing pair or a number out of range is
  * -EINVAL and runs nothing; a pair the kernel does not let us call is
  * -EOPNOTSUPP (a read says why); -EBUSY while a benchmark or stress run
@@ -577,7 +579,15 @@ static ssize_t kernel_cost_write(struct file *file, const char __user *ubuf, siz
 	ret = mcs_harness_claim_write(&in, MCS_USER_BENCH);
 	if (ret)
 		goto out;
-	why = kc_run[pair](NULL, loops);
+	/*
+	 * As a read: the stock pairs charge the writer's memcg, which must not
+	 * be the root (6.1 refills the root's stock at a socket uncharge that
+	 * charged nothing, and its drain underflows the root's counter).
+	 */
+	if (pair != KC_PAIR_PC && !kc_task_accounted())
+		why = "task-not-in-an-accounting-memcg";
+	else
+		why = kc_run[pair](NULL, loops);
 	mcs_harness_release(MCS_USER_BENCH);
 	ret = 0;
 	if (why)
