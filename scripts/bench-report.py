@@ -28,7 +28,7 @@ NOISY = 1.3
 KEYS = ("mode", "workload", "clients", "hardirq", "nmi", "shared", "memcgs", "batch")
 BATCHING = ("decoupled", "decoupled-owner", "coupled", "percpu-counter", "hahn-v4", "hahn-v6")
 
-# The cycle model of the primitives the modes differ in (docs/benchmark.md,
+# The cycle model of the primitives the modes differ in (docs/benchmark-details.md,
 # "Cycle model").  Every instruction counts one cycle, except these, which count
 # the cycles below in place of their own instructions: an irqsave/restore
 # pair (pushf/pop/cli ... push/popf: POPF is microcoded, ~20 cycles, CLI
@@ -45,7 +45,7 @@ CYCLES = {"irqsave": 25.0, "atomic": 20.0, "transfer": 100.0}
 
 def uses(mode, workload, rt=False):
     """Primitive uses per charge+uncharge pair in the steady state of a
-    workload (stock hits; counted from the code, see docs/benchmark.md): a dict
+    workload (stock hits; counted from the code, see docs/benchmark-details.md): a dict
     primitive -> uses, plus 'transfer' for locked operations on a line
     another CPU wrote in between (shared workloads only).  On PREEMPT_RT
     (@rt) local_lock and local_trylock are rt_spin_lock()s: a cmpxchg to
@@ -538,7 +538,7 @@ for k, runs in icount.items():
     if line:
         emit(line)
     # the bytes rows' page charges: where the instructions of a row differ
-    # between boots, so do its page charges (docs/benchmark.md, "Method")
+    # between boots, so do its page charges (docs/benchmark-details.md, "Notes on some rows")
     emit("  page charges per bytes pair, (hits + misses) / pairs: a page taken from a stock or "
          "charged to the counters")
     for grp in GROUPS:

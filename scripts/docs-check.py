@@ -17,26 +17,32 @@ true of this tree.  Checks README.md, docs/*.md and CHANGELOG.md and fails
     not define, and an environment variable (MCS_*, VM_*, SOAK_*, BENCH_*,
     QEMU_*, CHECK_*, or NAME= in code) that no script, selftest or Makefile
     reads and no source defines;
-  - a measured figure typed by hand: in README.md's "Results in brief",
-    docs/design.md and docs/benchmark.md outside their generated blocks, a
-    figure (a decimal with two or more integer digits, such as 117.4, or a
-    ratio such as 1.24x) that no generated block of docs/benchmark.md (the
-    tables of make bench, the profile of make bench-profile) contains: the
-    claim was typed, or the run it came from is no longer the one shown;
+  - a measured figure typed by hand: in README.md's "Results in brief" (if
+    it has one), docs/design.md, docs/benchmark.md and
+    docs/benchmark-details.md outside their generated blocks, a figure (a
+    decimal with two or more integer digits, such as 117.4, or a ratio such
+    as 1.24x) that no generated block of the benchmark docs (GEN_DOCS: the
+    report of make bench and its summary, the profile of make
+    bench-profile) contains: the claim was typed, or the run it came from
+    is no longer the one shown;
   - docs/testing.md's table of environment variables: a row no script reads,
     or a variable the scripts read with a default (${NAME:-...} and the
     like, os.environ in Python, NAME ?= in the Makefile) that has no row.
   - a line longer than GEN_WIDTH (120) characters inside a generated block
-    of docs/benchmark.md (<!-- bench:begin --> ... <!-- bench:end -->,
-    <!-- profile:begin --> ... <!-- profile:end -->), and, with
-    --report FILE, in that report (the bench.txt of a run).
+    of README.md or docs/*.md (<!-- bench:begin --> ... <!-- bench:end -->,
+    <!-- report:begin -->, <!-- profile:begin -->), and, with
+    --report FILE, in that report (the bench.txt of a run);
+  - a table row (a line outside a code block that starts with |) longer
+    than TABLE_WIDTH (120) characters in README.md or docs/*.md: a long
+    cell is rewritten shorter, or its explanation goes below the table.
 
-  - a claim of README.md's "Results in brief" that the numbers stop
-    supporting: each claim there carries a tag <!-- claim: NAME --> and
-    CLAIMS below checks NAME against the generated bench block of
-    docs/benchmark.md (the report of the run that block names, as its
-    bench.csv holds it); a failed check, a table the check cannot find, a
-    tag with no check or a check with no tag fails;
+  - a claim that the numbers stop supporting: a claim of README.md or
+    docs/*.md (docs/benchmark.md's "Results in brief") carries a tag
+    <!-- claim: NAME --> and CLAIMS below checks NAME against the generated
+    report block of docs/bench-report.md (the whole bench.txt of the run
+    it names; docs/benchmark.md shows a summary of it); a failed check, a
+    table the check cannot find, a tag with no check or a check with no tag
+    fails;
   - a tracked file (git ls-files) without an SPDX-License-Identifier line,
     other than the documentation (*.md), LICENSE, .gitignore and the files
     of SPDX_EXEMPT, which LICENSE names; an exempt file that has the line
@@ -82,6 +88,12 @@ MAKE_RE = re.compile(r"(?:^|[\s;&|(])make((?:[ \t]+[^\s;&|)]+)*)")
 GEN_BEGIN_RE = re.compile(r"<!--\s*([\w-]+):begin\s*-->")
 FIGURE_RE = re.compile(r"(?<![\w.])(?:\d{2,}\.\d+|\d+\.\d+x)(?![\w.])")
 GEN_WIDTH = 120  # the longest line of a generated block and of bench.txt
+TABLE_WIDTH = 120  # the longest table row of a document
+# The documents whose generated blocks hold the benchmark's figures; the
+# report block of the first is what the claims are checked against.
+REPORT_DOC = os.path.join("docs", "bench-report.md")
+GEN_DOCS = (REPORT_DOC, os.path.join("docs", "benchmark.md"),
+            os.path.join("docs", "benchmark-details.md"))
 
 # Tracked files without an SPDX line, and why (LICENSE says the same).
 SPDX_EXEMPT = {}
@@ -456,7 +468,7 @@ def claim_peak(b):
                 return "%s %s: %d pages at the end, %d at the peak" % (k, m, end, peak)
 
 
-# name (the tag in README.md) -> check: None when the block supports the
+# name (the tag in README.md or docs/*.md) -> check: None when the block supports the
 # claim, else what contradicts it
 CLAIMS = {
     "generic-hit": claim_generic_hit,
@@ -555,13 +567,14 @@ class Checker:
                     break
 
     def check_figures(self):
-        """Figures in prose must come from a generated block of benchmark.md."""
-        bench = os.path.join(TREE, "docs", "benchmark.md")
-        if not os.path.isfile(bench):
+        """Figures in prose must come from a generated block of GEN_DOCS."""
+        generated = "\n".join(line for doc in GEN_DOCS if os.path.isfile(os.path.join(TREE, doc))
+                              for _, line, _, gen in lines_of(read(os.path.join(TREE, doc))) if gen)
+        if not generated:
             return
-        generated = "\n".join(line for _, line, _, gen in lines_of(read(bench)) if gen)
         for name, section in (("README.md", "## Results in brief"),
-                              ("docs/design.md", None), ("docs/benchmark.md", None)):
+                              ("docs/design.md", None), ("docs/benchmark.md", None),
+                              ("docs/benchmark-details.md", None)):
             path = os.path.join(TREE, name)
             if not os.path.isfile(path):
                 continue
@@ -604,15 +617,20 @@ class Checker:
             for name in sorted(names):
                 self.check_variable(path, n, name)
 
-    def check_widths(self, report=None):
-        """Generated blocks of benchmark.md, and the report if given, in
-        lines of at most GEN_WIDTH characters."""
-        bench = os.path.join(TREE, "docs", "benchmark.md")
-        if os.path.isfile(bench):
-            for n, line, _, gen in lines_of(read(bench)):
+    def check_widths(self, files, report=None):
+        """Generated blocks of the documents, and the report if given, in
+        lines of at most GEN_WIDTH characters; table rows of at most
+        TABLE_WIDTH."""
+        for path in files:
+            if not os.path.isfile(path) or not path.endswith(".md"):
+                continue
+            for n, line, code, gen in lines_of(read(path)):
                 if gen and len(line) > GEN_WIDTH:
-                    self.error(bench, n, "line of %d characters in a generated block (at most %d)"
+                    self.error(path, n, "line of %d characters in a generated block (at most %d)"
                                % (len(line), GEN_WIDTH))
+                elif not code and line.startswith("|") and len(line) > TABLE_WIDTH:
+                    self.error(path, n, "table row of %d characters (at most %d): shorten its "
+                               "cells or explain them below the table" % (len(line), TABLE_WIDTH))
         if report is None:
             return
         if not os.path.isfile(report):
@@ -623,34 +641,38 @@ class Checker:
                 self.errors.append("%s:%d: line of %d characters (at most %d)"
                                    % (report, n, len(line), GEN_WIDTH))
 
-    def check_claims(self):
-        """Each tagged claim of README's "Results in brief" against the
-        generated bench block of docs/benchmark.md."""
-        readme = os.path.join(TREE, "README.md")
-        bench = os.path.join(TREE, "docs", "benchmark.md")
-        if not (os.path.isfile(readme) and os.path.isfile(bench)):
+    def check_claims(self, files):
+        """Each tagged claim of the documents against the generated report
+        block of docs/bench-report.md."""
+        report = os.path.join(TREE, REPORT_DOC)
+        if not os.path.isfile(report):
+            self.error(report, 0, "missing: the claims of the docs are checked against it")
             return
-        block = [line for _, line, _, gen in lines_of(read(bench)) if gen]
+        block = [line for _, line, _, gen in lines_of(read(report)) if gen]
         b = BenchBlock(block)
         tagged = {}
-        for n, line, code, _ in lines_of(read(readme)):
-            for m in CLAIM_TAG_RE.finditer(line):
-                tagged.setdefault(m.group(1), n)
-        for name, n in sorted(tagged.items(), key=lambda x: x[1]):
+        for path in files:
+            if not os.path.isfile(path):
+                continue
+            for n, line, code, _ in lines_of(read(path)):
+                for m in CLAIM_TAG_RE.finditer(line):
+                    tagged.setdefault(m.group(1), (path, n))
+        for name, (path, n) in sorted(tagged.items(), key=lambda x: x[1]):
             check = CLAIMS.get(name)
             if check is None:
-                self.error(readme, n, "claim %s: no check in CLAIMS of scripts/docs-check.py" % name)
+                self.error(path, n, "claim %s: no check in CLAIMS of scripts/docs-check.py" % name)
                 continue
             try:
                 why = check(b)
             except (Unsupported, AttributeError, KeyError, IndexError, ValueError) as e:
                 why = "cannot be checked: %s" % (e or type(e).__name__)
             if why:
-                self.error(readme, n, "claim %s is not supported by the bench block of "
-                           "docs/benchmark.md: %s" % (name, why))
+                self.error(path, n, "claim %s is not supported by the report block of "
+                           "%s: %s" % (name, REPORT_DOC, why))
         for name in sorted(set(CLAIMS) - set(tagged)):
-            self.error(readme, 1, "claim %s of CLAIMS in scripts/docs-check.py: no "
-                       "<!-- claim: %s --> tag in README.md" % (name, name))
+            self.error(os.path.join(TREE, "README.md"), 1, "claim %s of CLAIMS in "
+                       "scripts/docs-check.py: no <!-- claim: %s --> tag in README.md or "
+                       "docs/*.md" % (name, name))
 
     def check_spdx(self):
         """Every tracked file but the documentation carries the SPDX line."""
@@ -706,8 +728,8 @@ def main():
             continue
         c.check_file(path)
     c.check_figures()
-    c.check_widths(report)
-    c.check_claims()
+    c.check_widths(files, report)
+    c.check_claims(files)
     c.check_spdx()
     testing = os.path.join(TREE, "docs", "testing.md")
     if os.path.isfile(testing):

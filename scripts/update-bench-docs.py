@@ -1,30 +1,46 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """update-bench-docs.py [REPORT]: put the report of the last `make bench`
-into docs/benchmark.md, between the lines <!-- bench:begin --> and
-<!-- bench:end -->, so that the published tables are always a run's own
-output, never typed.
+into the docs, so that the published tables are always a run's own output,
+never typed:
+
+  - docs/bench-report.md, between <!-- report:begin --> and
+    <!-- report:end -->: the whole report, as the run's bench.txt has it
+    (the claims of the docs are checked against it: scripts/docs-check.py);
+  - docs/benchmark.md, between <!-- bench:begin --> and <!-- bench:end -->:
+    a summary of it, headed by the same facts and a line that names
+    docs/bench-report.md: the first table of each "Designs side by side"
+    section (the hit pairs of every design, with 7, 64 and 256 memcgs per
+    client, and the drain; a report without those sections gives the first
+    table of each "Instructions per pair" section), the tables of the
+    "Calibration" section, each table as its title, header and rows (the
+    legends are the report's), and the closing count of measurements.
 
 update-bench-docs.py --profile [PROFILE]: the same for the profile of the
 last `make bench-profile` (PROFILE, default $MCS_OUT/profile/profile.txt),
-between <!-- profile:begin --> and <!-- profile:end -->: the decoupled page
-pair with its functions and hottest blocks, then every job per function.
+in docs/benchmark-details.md between <!-- profile:begin --> and
+<!-- profile:end -->: the decoupled page pair with its functions and
+hottest blocks, then every job per function.
 
 REPORT defaults to bench-results/latest/bench.txt, the report of the newest
 run (bench-report.py); the run's facts (date, commit, command, host,
 duration, settings) come from the env.txt beside the report, or, for a
 report without one, from the meta.txt that scripts/bench.sh leaves in
-$MCS_OUT/bench (default .out/bench).  Exits non-zero, changing nothing, when the report or the
-markers are missing.
+$MCS_OUT/bench (default .out/bench).  Exits non-zero, changing nothing, when
+the report or the markers are missing.
 """
 import os
 import sys
 import textwrap
 
 TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOC = os.path.join(TREE, "docs", "benchmark.md")
+DOC = os.path.join(TREE, "docs", "benchmark.md")                 # the summary
+REPORT_DOC = os.path.join(TREE, "docs", "bench-report.md")       # the whole report
+PROFILE_DOC = os.path.join(TREE, "docs", "benchmark-details.md")  # the profile
 BEGIN = "<!-- bench:begin -->"
 END = "<!-- bench:end -->"
+REPORT_BEGIN = "<!-- report:begin -->"
+REPORT_END = "<!-- report:end -->"
 WIDTH = 120     # the longest line of a generated block (scripts/docs-check.py)
 
 
@@ -42,16 +58,71 @@ def meta(path):
     return facts
 
 
-def replace_block(begin, end, block):
-    with open(DOC) as f:
+def splice(path, begin, end, block):
+    """The text of @path with its one @begin ... @end block replaced by
+    @block; exits if the markers are missing or repeated."""
+    with open(path) as f:
         doc = f.read()
     b, e = doc.find(begin), doc.find(end)
     if b < 0 or e < b or doc.count(begin) != 1 or doc.count(end) != 1:
-        sys.exit("update-bench-docs: %s needs exactly one %s ... %s block" % (DOC, begin, end))
-    new = doc[:b] + block + doc[e + len(end):]
-    if new != doc:
-        with open(DOC, "w") as f:
-            f.write(new)
+        sys.exit("update-bench-docs: %s needs exactly one %s ... %s block" % (path, begin, end))
+    return doc, doc[:b] + block + doc[e + len(end):]
+
+
+def replace_blocks(changes):
+    """[(path, begin, end, block)]: every marker checked before any file is
+    written."""
+    new = [(path,) + splice(path, begin, end, block) for path, begin, end, block in changes]
+    for path, old, text in new:
+        if text != old:
+            with open(path, "w") as f:
+                f.write(text)
+
+
+def report_sections(text):
+    """[(title, [lines])] of a bench report; the lines before the first
+    section have the title None."""
+    secs = [(None, [])]
+    for line in text.split("\n"):
+        if line.startswith("== "):
+            secs.append((line, []))
+        else:
+            secs[-1][1].append(line)
+    return secs
+
+
+def first_table(lines):
+    """The lines of a section up to the end of its first table: the legend
+    lines before it, its header and its rows (the lines with a |)."""
+    out, seen = [], False
+    for line in lines:
+        if "|" in line:
+            seen = True
+        elif seen:
+            break
+        out.append(line)
+    return out
+
+
+def summary(text):
+    """The first table of each "Designs side by side" section (else of each
+    "Instructions per pair" section), the tables of the "Calibration"
+    section, without their legends, and the closing count."""
+    secs = report_sections(text)
+    picked = [(t, first_table(b)) for t, b in secs if t and t.startswith("== Designs side by side, ")]
+    if not picked:
+        picked = [(t, first_table(b)) for t, b in secs
+                  if t and t.startswith("== Instructions per pair, ")]
+    picked += [(t, [x for x in b if x.strip()]) for t, b in secs
+               if t and t.startswith("== Calibration")]
+    out = []
+    for title, body in picked:
+        out += ["", title] + [x for x in body if "|" in x]
+    last = secs[-1][1]
+    tail = [i for i, x in enumerate(last) if x.startswith("measurements: ")]
+    if tail:
+        out += [""] + [x for x in last[tail[-1]:] if x.strip()]
+    return "\n".join(out[1:])
 
 
 def profile_sections(text):
@@ -172,8 +243,9 @@ def main():
         path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(out, "profile", "profile.txt")
         if not os.path.exists(path):
             sys.exit("update-bench-docs: no profile (%s): run `make bench-profile` first" % path)
-        replace_block("<!-- profile:begin -->", "<!-- profile:end -->", profile_block(path))
-        print("update-bench-docs: %s updated from %s" % (os.path.relpath(DOC, TREE), path))
+        replace_blocks([(PROFILE_DOC, "<!-- profile:begin -->", "<!-- profile:end -->",
+                         profile_block(path))])
+        print("update-bench-docs: %s updated from %s" % (os.path.relpath(PROFILE_DOC, TREE), path))
         return
     report = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(TREE, "bench-results", "latest", "bench.txt")
@@ -194,10 +266,14 @@ def main():
                          m.get("env")) if x]
     if facts:
         head += " (" + "; ".join(facts) + ")"
-    block = "%s\n%s.\n\n```text\n%s\n```\n%s" % (BEGIN, "\n".join(textwrap.wrap(head, WIDTH)), text, END)
-
-    replace_block(BEGIN, END, block)
-    print("update-bench-docs: %s updated from %s" % (os.path.relpath(DOC, TREE), report))
+    head = "\n".join(textwrap.wrap(head, WIDTH))
+    full = "%s\n%s.\n\n```text\n%s\n```\n%s" % (REPORT_BEGIN, head, text, REPORT_END)
+    short = ("%s\n%s.\nA summary: the whole report of that run, every table, is "
+             "[bench-report.md](bench-report.md).\n\n```text\n%s\n```\n%s"
+             % (BEGIN, head, summary(text), END))
+    replace_blocks([(REPORT_DOC, REPORT_BEGIN, REPORT_END, full), (DOC, BEGIN, END, short)])
+    print("update-bench-docs: %s and %s updated from %s" % (
+        os.path.relpath(DOC, TREE), os.path.relpath(REPORT_DOC, TREE), report))
 
 
 if __name__ == "__main__":
