@@ -972,8 +972,9 @@ for f in rfiles:
         for line in notes:
             emit(line)
         if nb > 1 and not notes:
-            emit(f"  every mode: the same counts ({', '.join(REPLAY_COUNTS)}) in all {nb} boots, "
-                 f"instructions per event within 1 %")
+            emit(f"  every mode: the same counts ({', '.join(REPLAY_COUNTS)}) in "
+                 f"{'both' if nb == 2 else 'all ' + str(nb)} boots, instructions per event "
+                 f"within 1 %")
 mark = len(out)
 
 # 4. one shared memcg on 1, 2, 4 vCPUs: the scale guests (one boot each) and
