@@ -16,6 +16,7 @@ bench-report.py --noisy RUNDIR: the job lines (one per repetition) of the
 rows of RUNDIR whose max/min exceeds NOISY, for bench.sh to measure again.
 """
 import csv
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -213,13 +214,20 @@ def emit(s=""):
                              break_long_words=False, break_on_hyphens=False))
 
 
+replays = {}    # result folder -> its replays of recorded traces (workload=replay)
+
+
 def load(d):
+    """The passed rows of a guest's results and its meta; its replays go to
+    replays[d] (they have no clients, memcgs or load keys)."""
     rows = read_kv(os.path.join(d, "results.txt"))
     bad.extend(r for r in rows if r.get("verdict") == "FAIL")
     refused.extend(r for r in rows if r.get("verdict") == "ERROR")
     # a kernel message printed into the middle of a qemu console line
     garbled.extend(r for r in rows if r.get("verdict") not in ("PASS", "FAIL", "ERROR"))
-    return [r for r in rows if r.get("verdict") == "PASS"], read_meta(d)
+    ok = [r for r in rows if r.get("verdict") == "PASS"]
+    replays[d] = [r for r in ok if r.get("workload") == "replay"]
+    return [r for r in ok if r.get("workload") != "replay"], read_meta(d)
 
 
 def subdirs(d):
@@ -827,6 +835,148 @@ for k, runs in icount.items():
         emit(f"  {m:<16} | {st:>23} | {b:>9} | {pl:>14} | {bl:>14}")
 mark = len(out)
 
+# 3c. the recorded charge streams (bench.sh: each trace of $B/traces once
+# through every mode in every icount boot), per trace and kernel
+REPLAY_MODES = ("decoupled", "decoupled-owner", "coupled", "coupled-noirq", "none",
+                "percpu-counter", "hahn-v4", "hahn-v6", "decoupled-7.3")
+REPLAY_COUNTS = ("events", "ops", "hits", "misses", "trylock_fail", "refills", "drains",
+                 "refusals", "recorded_refusals", "short_uncharges", "stranded_pages")
+REPLAY_SPREAD = 1.01    # boots' instructions per event further apart: flagged
+
+
+def trace_reader():
+    """scripts/trace-read.py as a module (its reader and cross-CPU matching)."""
+    spec = importlib.util.spec_from_file_location(
+        "trace_read", os.path.join(os.path.dirname(os.path.abspath(__file__)), "trace-read.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def trace_line(path):
+    """What a trace file says of itself: its header and its frees on
+    another CPU than the charge (trace-read.py), or why not."""
+    try:
+        tr = trace_reader()
+        h, memcgs, events = tr.load(path)
+    except (OSError, ValueError, ImportError) as e:
+        return f"  (no summary: {e})"
+    cross, _ = tr.cross_frees(memcgs, events)
+    share = []
+    for unit, name in ((False, "pages"), (True, "bytes")):
+        total = sum(cross[unit])
+        share.append(f"{100 * cross[unit][1] / total:.1f} % of the {name}" if total else
+                     f"no {name}")
+    return (f"  {os.path.basename(path)}: workload {h['workload']}, recorded on {h['release']}, "
+            f"{h['nr_cpus']} CPUs ({tr.cpus_used(events)} used), {h['nr_memcgs']} memcgs, "
+            f"{h['nr_events']} events; uncharged on another CPU than their charge "
+            f"(trace-read.py): " + ", ".join(share))
+
+
+def replay_file(r):
+    return r.get("file") or r.get("trace", "?")
+
+
+rboots = {}     # kernel -> [ [replay rows] per boot ]
+for k in icount:
+    rboots[k] = [replays.get(os.path.join(bdir, "icount", k, run), [])
+                 for run in subdirs(os.path.join(bdir, "icount", k))]
+rfiles = []
+for k, boots in rboots.items():
+    for rows in boots:
+        for r in rows:
+            if replay_file(r) not in rfiles:
+                rfiles.append(replay_file(r))
+skipped = []
+if os.path.exists(os.path.join(bdir, "traces", "skipped.txt")):
+    skipped = [line.split() for line in open(os.path.join(bdir, "traces", "skipped.txt"))
+               if line.strip()]
+if rfiles or skipped:
+    emit()
+    emit("== Replays of recorded charge streams (qemu -icount shift=0; one replay per mode in every "
+         "boot) ==")
+    emit("  docs/benchmark.md, \"Real charge streams: replays\": each event of the trace runs once, "
+         "in the recorded order on the recorded CPU (bench workload=replay).")
+    emit("  insns/event: instructions per event, the entry-point calls alone (ns_per_op; an event "
+         "that took an interrupt is left out); hit rate: memcg stock hits / (hits + misses), "
+         "the page charges; stranded: pages still charged in the stocks at the end; drains: "
+         "stock slots drained; refused: premature refusals, charges the design refused beyond "
+         "the recorded refusals (the replay sets no limit); x pages: insns/event over the same "
+         "mode's pages pair (1 client, 1 memcg) of the same boot (a replay calls the exported "
+         "functions, the pages row the mode's own entry functions); boots: same where every boot "
+         "has the same counts and instructions per event within 1 %, else ! and the "
+         "differences below the table; a/b!: boot 1 / boot 2. none: no stock (its bytes: "
+         "the objcg-atomic leftover).")
+    for name, cpus in ([x[0], x[1].split("=")[-1]] for x in skipped if len(x) > 1):
+        emit(f"  {name}: not replayed, it uses {cpus} CPUs and the guests have {ncpus}")
+for f in rfiles:
+    emit()
+    emit(trace_line(os.path.join(bdir, "traces", f)))
+    for k, boots in rboots.items():
+        if not any(replay_file(r) == f for rows in boots for r in rows):
+            continue
+        nb = len(boots)
+        emit(f"  {k}, {nb} boot{'s' if nb > 1 else ''}:")
+        emit(f"  {'mode':<16}| {'insns/event':>15} | {'hit rate':>8} | {'stranded':>8} | "
+             f"{'drains':>6} | {'refused':>7} | {'x pages':>11} | boots")
+        notes = []
+        for m in REPLAY_MODES:
+            per = []
+            for rows in boots:
+                rs = [r for r in rows if replay_file(r) == f and r.get("mode") == m]
+                per.append(rs[0] if rs else None)
+            got = [r for r in per if r]
+            if not got:
+                continue
+            ins = [float(r["ns_per_op"]) if r else float("nan") for r in per]
+            pages = [one(rows, workload="pages", mode=m, clients=1, memcgs=1, hardirq=0,
+                         nmi="off") for rows, _ in icount[k]]
+            xp = [a / b if a == a and b == b and b else float("nan") for a, b in zip(ins, pages)]
+
+            def cnt(r, q):
+                return int(r.get(q, -1))
+
+            def cell(fig, p=0):
+                vals = [fig(r) if r else float("nan") for r in per]
+                shown = {f"{v:.{p}f}" for v in vals if v == v}
+                if len(shown) > 1:
+                    return "/".join(f"{v:.{p}f}" for v in vals) + "!"
+                return shown.pop() if shown else "-"
+
+            v = [x for x in ins if x == x]
+            if len(v) > 1 and min(v) > 0 and max(v) / min(v) > REPLAY_SPREAD:
+                ic = "/".join(f"{x:.1f}" for x in ins) + "!"
+            else:
+                ic = f"{min(v):.1f}" if v else "-"
+            diff = [q for q in REPLAY_COUNTS if len({cnt(r, q) for r in got}) > 1]
+            spread = len(v) > 1 and min(v) > 0 and max(v) / min(v) > REPLAY_SPREAD
+            if len(got) < nb:
+                agree = f"{len(got)} of {nb}!"
+                notes.append(f"  ! {m}: replayed in {len(got)} of {nb} boots")
+            elif nb < 2:
+                agree = "1 boot"
+            elif diff or spread:
+                agree = "!"
+                notes.append(f"  ! {m}: " + "; ".join(
+                    [f"{q} " + "/".join(str(cnt(r, q)) for r in got) for q in diff] +
+                    ([f"instructions per event {100 * (max(v) / min(v) - 1):.1f} % apart"]
+                     if spread else [])))
+            else:
+                agree = "same"
+            hr = cell(lambda r: 100 * cnt(r, "hits") / max(cnt(r, "hits") + cnt(r, "misses"), 1),
+                      1)
+            st, dr, rf = (cell(lambda r, q=q: cnt(r, q))
+                          for q in ("stranded_pages", "drains", "refusals"))
+            emit(f"  {m:<16}| {ic:>15} | {hr + ' %':>8} | {st:>8} | {dr:>6} | {rf:>7} | "
+                 f"{fb(xp, 2):>11} | {agree}")
+        for line in notes:
+            emit(line)
+        if nb > 1 and not notes:
+            emit(f"  every mode: the same counts ({', '.join(REPLAY_COUNTS)}) in "
+                 f"{'both' if nb == 2 else 'all ' + str(nb)} boots, instructions per event "
+                 f"within 1 %")
+mark = len(out)
+
 # 4. one shared memcg on 1, 2, 4 vCPUs: the scale guests (one boot each) and
 # the icount boots of the kernel they are a variant of
 emit()
@@ -1240,6 +1390,7 @@ if foot:
             emit("    " + line)
 
 nrows = sum(len(rs) for runs in icount.values() for rs, _ in runs) + \
+    sum(len(rs) for boots in rboots.values() for rs in boots) + \
     sum(len(rs) for rs, _ in scale.values()) + \
     sum(len(a[0]) + len(b[0]) for a, b in wall.values()) + kcost_rows
 emit()
@@ -1267,7 +1418,8 @@ CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "sh
             "prim_atomic_ns", "pmu", "pmu_want", "pmu_error", "pmu_cpus", "pmu_insns_per_pair",
             "pmu_cycles_per_pair", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair",
             "pmu_scaled", "kernel_account_insns_per_pair", "kernel_plain_insns_per_pair",
-            "kernel_accounting_insns_per_pair", "kernel_pc_levels", "verdict"]
+            "kernel_accounting_insns_per_pair", "kernel_pc_levels", "trace", "events",
+            "interrupted", "drains", "recorded_refusals", "short_uncharges", "verdict"]
 
 
 def csv_rows(part, kernel, guest, d, icount_part):
@@ -1280,11 +1432,16 @@ def csv_rows(part, kernel, guest, d, icount_part):
         if r.get("verdict") not in ("PASS", "FAIL", "ERROR"):
             continue
         row = {k: r.get(k, "") for k in CSV_KEYS}
+        # a replay's cpus= is the trace's
         row.update(part=part, kernel=kernel, guest=guest, accel=meta.get("accel", ""),
-                   vcpus=r.get("cpus", meta.get("smp", "")),
+                   vcpus=meta.get("smp", "") if r.get("workload") == "replay" else
+                   r.get("cpus", meta.get("smp", "")),
                    mode=label(r.get("mode", "decoupled"), r.get("workload", "pages")))
         row["workload"] = r.get("workload", "pages")
-        if icount_part and r.get("verdict") != "ERROR" and "ops" in r:
+        if row["workload"] == "replay":
+            # the trace file; the instructions per event are ns_per_op
+            row["trace"] = r.get("file", r.get("trace", ""))
+        elif icount_part and r.get("verdict") != "ERROR" and "ops" in r:
             ins = insns(r)
             row["insns_per_pair"] = f"{ins:.1f}"
             wl = wlname(r)

@@ -13,8 +13,12 @@
 #     netperf table); frees on another CPU than the charge (cross-pages,
 #     cross-bytes; cross-pages in one cgroup with vCPUs and 4 x vCPUs
 #     clients, the kernel test robot's SCTP_RR shape); limits; interrupt
-#     and NMI load; and, in guests of 1 and 4
-#     vCPUs (BENCH_SCALE_KERNELS), all vCPUs charging one shared memcg.
+#     and NMI load; in guests of 1 and 4
+#     vCPUs (BENCH_SCALE_KERNELS), all vCPUs charging one shared memcg; and
+#     the recorded charge streams (selftests/traces/*.mcstrace and
+#     $BENCH_RESULTS/traces/*.mcstrace) replayed through every mode, once
+#     per boot (workload=replay; a trace that uses more CPUs than the
+#     guests have is left out, and the report says so).
 #  2. wall clock (BENCH_WALL_KERNELS): UML 7.x SMP (its IRQ toggles are host
 #     sigprocmask calls) and Debian 6.12 under TCG (KVM where /dev/kvm
 #     works: then the numbers are hardware numbers); BENCH_REPS repetitions
@@ -101,6 +105,44 @@ kcost_jobs() {
 	for wl in pages bytes; do emit "clients=1 workload=$wl memcgs=1 $d"; done
 	# on the 7.x kernel, the obj stock shaped as that kernel's
 	echo "mode=decoupled-7.3 clients=1 workload=bytes memcgs=1 $d"
+}
+
+# the traces the icount guests replay, copied into $B/traces (executable:
+# mkinitramfs.sh copies the executables of that folder into the guest's
+# /mcs/selftests); one that needs more CPUs than $ncpus is listed in
+# $B/traces/skipped.txt instead
+replay_traces() {
+	local t name need
+	mkdir -p "$B/traces"
+	: >"$B/traces/skipped.txt"
+	for t in "$MCS_SRC"/selftests/traces/*.mcstrace "$BENCH_RESULTS"/traces/*.mcstrace; do
+		[[ -f $t ]] || continue
+		name=$(basename "$t")
+		if [[ -e $B/traces/$name ]]; then
+			log "bench: $t: a trace of that name is replayed already, this one is not"
+			continue
+		fi
+		python3 "$here/trace-read.py" --check "$t" || die "$t is not a well-formed trace"
+		need=$(python3 "$here/trace-read.py" --cpus "$t")
+		if ((need > ncpus)); then
+			echo "$name cpus=$need" >>"$B/traces/skipped.txt"
+			log "bench: $name uses $need CPUs, the icount guests have $ncpus: not replayed"
+			continue
+		fi
+		install -m 0755 "$t" "$B/traces/$name"
+	done
+}
+
+# replay_jobs: a replay of each trace through every mode, decoupled-7.3
+# included; file= names the trace the guest loads before the replay
+replay_jobs() {
+	local t m
+	for t in "$B"/traces/*.mcstrace; do
+		[[ -f $t ]] || continue
+		for m in $modes decoupled-7.3; do
+			echo "file=$(basename "$t") mode=$m workload=replay"
+		done
+	done
 }
 
 # meta DIR KEY=VALUE...: facts about a guest run, for the report
@@ -193,7 +235,7 @@ qemu_watched() {
 
 # run_qemu SPEC DIR JOBS [ICOUNT]: the job list in a qemu kernel
 run_qemu() {
-	local spec=$1 V=$2 jobs=$3 icount=${4:-} name smp vmlinuz kdir M total t0
+	local spec=$1 V=$2 jobs=$3 icount=${4:-} name smp vmlinuz kdir M total t0 files=$2/none
 	read -r name smp _ <<<"$(mcs_kernel_spec "$spec")"
 	((smp > 0)) || smp=$ncpus
 	read -r vmlinuz kdir _ <<<"$(mcs_qemu_kernel "$name")"
@@ -216,7 +258,7 @@ run_qemu() {
 		echo '	mkdir /sys/fs/cgroup/mcs-kcost && echo $$ >/sys/fs/cgroup/mcs-kcost/cgroup.procs'
 		echo 'echo "MCS-BENCH-KCOST $(cat $D/kernel_cost)"'
 		echo 'echo $$ >/sys/fs/cgroup/cgroup.procs 2>/dev/null'
-		echo 'n=0'
+		echo 'n=0 loaded='
 		# a boot may leave work behind (seen once on RT: the first rows of one
 		# boot cost 3x): let it finish before the first measured job
 		echo 'sleep 2; echo "mode=decoupled duration_ms=200" >$D/bench'
@@ -225,12 +267,24 @@ run_qemu() {
 		# the marker before the job: printed after it, the kernel's line
 		# could land inside the result line on a serial console
 		echo "	echo \"bench [\$n/$total]\" >/dev/kmsg"
-		echo '	if echo "$job" >$D/bench; then echo "MCS-BENCH $(cat $D/bench)"; else echo "MCS-BENCH $job verdict=ERROR"; fi'
+		# a replay job: "file=NAME " before the bench line, the trace loaded
+		# into trace_load unless it is the one loaded; the result line
+		# gets file=NAME at its end
+		echo '	f='
+		echo '	case $job in file=*) f=${job%% *}; f=${f#file=}; job=${job#* } ;; esac'
+		echo '	if [ -n "$f" ] && [ "$f" != "$loaded" ]; then'
+		echo '		loaded='
+		echo '		if cat "/mcs/selftests/$f" >$D/trace_load; then loaded=$f; else'
+		echo '			echo "MCS-BENCH-TRACE $f: $(cat $D/trace_load)"; echo "MCS-BENCH $job file=$f verdict=ERROR"; continue; fi'
+		echo '	fi'
+		echo '	if echo "$job" >$D/bench; then echo "MCS-BENCH $(cat $D/bench)${f:+ file=$f}"; else echo "MCS-BENCH $job${f:+ file=$f} verdict=ERROR"; fi'
 		echo 'done <<JOBS'
 		cat "$jobs"
 		echo 'JOBS'
 	} >"$V/run.sh"
-	MCS_MIN_CPUS=$smp "$here/mkinitramfs.sh" "$V/initramfs.cpio.gz" "$M" "$V/none" "$V/run.sh"
+	# the traces, where the job list replays any
+	grep -q '^file=' "$jobs" && files=$B/traces
+	MCS_MIN_CPUS=$smp "$here/mkinitramfs.sh" "$V/initramfs.cpio.gz" "$M" "$files" "$V/run.sh"
 	meta "$V" "kernel=$spec" "smp=$smp" "icount=${icount:-off}" "load_before=$(cat /proc/loadavg)"
 	t0=$SECONDS
 	for try in 1 2; do
@@ -279,7 +333,8 @@ narrow() {
 	return 1
 }
 if [[ -n ${icount_kernels// /} ]]; then
-	icount_jobs "$ncpus" >"$B/icount-jobs.txt"
+	replay_traces
+	{ icount_jobs "$ncpus" && replay_jobs; } >"$B/icount-jobs.txt"
 	narrow "$B/icount-jobs.txt" "$icount_kernels" || icount_kernels=
 fi
 if [[ -n ${kcost_kernels// /} ]]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""trace-read.py TRACE [--check]: summary of a memcg_stock charge-stream trace.
+"""trace-read.py TRACE [--check | --cpus]: summary of a memcg_stock charge-stream trace.
 
 The layout is docs/trace-format.md's (harness/trace_format.h).  Prints the
 header (how the trace was recorded), then events per kind, per context,
@@ -17,6 +17,11 @@ no CPU: what an uncharge takes of it is counted apart ("before").
 --check: exit 1 unless the trace is well formed (the checks of the
 module's loader that need no machine: sizes, table order, kinds, flags,
 amounts, sequences, balances).
+
+--cpus: print the number of CPUs a machine needs online to load the trace
+(its highest event CPU, plus one).
+
+bench-report.py imports load(), cpus_used() and cross_frees().
 """
 import struct
 import sys
@@ -109,24 +114,21 @@ def hist_bucket(n):
     return b
 
 
-def summary(h, memcgs, events):
-    print(f"trace: workload={h['workload']} kernel={h['release']} cpus={h['nr_cpus']} "
-          f"memcgs={h['nr_memcgs']} events={h['nr_events']} "
-          f"duration={h['duration_ns'] / 1e9:.3f}s")
-    print(f"  recorded: {h['note']}")
-    print(f"  lost={h['lost']} skipped_nmi={h['skipped_nmi']} missed_returns={h['missed']}")
-    kinds, ctxs, srcs = Counter(), Counter(), Counter()
-    per_memcg = Counter()
-    sizes = {0: Counter(), 3: Counter()}
+def cpus_used(events):
+    """The CPUs a replay of @events needs online: the highest event CPU, plus one."""
+    return max((e[2] for e in events), default=0) + 1
+
+
+def cross_frees(memcgs, events):
+    """The uncharges matched to their charges (the module docstring): per
+    unit (False: pages, True: bytes), the amounts taken from charges of the
+    same CPU, of another CPU and from before the recording, and the
+    uncharge events with the number of them that took from another CPU."""
     queues = defaultdict(deque)
     cross = {False: [0, 0, 0], True: [0, 0, 0]}     # same, other CPU, before
     cross_events = {False: [0, 0], True: [0, 0]}    # uncharges, with another CPU's part
     opened = set()
     for ts, sq, cpu, kind, flags, memcg, amount in events:
-        kinds[KINDS[kind]] += 1
-        ctxs[CTXS[flags & 3]] += 1
-        srcs[SOURCES[flags >> 4]] += 1
-        per_memcg[memcg] += 1
         unit = kind >= 3
         q = queues[(memcg, unit)]
         if (memcg, unit) not in opened:
@@ -135,7 +137,6 @@ def summary(h, memcgs, events):
             if first:
                 q.append([None, first])
         if kind in (0, 3):
-            sizes[kind][hist_bucket(amount)] += 1
             q.append([cpu, amount])
         elif kind in (2, 5):
             left, other = amount, False
@@ -150,6 +151,26 @@ def summary(h, memcgs, events):
                 if not q[0][1]:
                     q.popleft()
             cross_events[unit][1] += other
+    return cross, cross_events
+
+
+def summary(h, memcgs, events):
+    print(f"trace: workload={h['workload']} kernel={h['release']} cpus={h['nr_cpus']} "
+          f"memcgs={h['nr_memcgs']} events={h['nr_events']} "
+          f"duration={h['duration_ns'] / 1e9:.3f}s")
+    print(f"  recorded: {h['note']}")
+    print(f"  lost={h['lost']} skipped_nmi={h['skipped_nmi']} missed_returns={h['missed']}")
+    kinds, ctxs, srcs = Counter(), Counter(), Counter()
+    per_memcg = Counter()
+    sizes = {0: Counter(), 3: Counter()}
+    for ts, sq, cpu, kind, flags, memcg, amount in events:
+        kinds[KINDS[kind]] += 1
+        ctxs[CTXS[flags & 3]] += 1
+        srcs[SOURCES[flags >> 4]] += 1
+        per_memcg[memcg] += 1
+        if kind in (0, 3):
+            sizes[kind][hist_bucket(amount)] += 1
+    cross, cross_events = cross_frees(memcgs, events)
     n = max(len(events), 1)
     print("events per kind:   " + "  ".join(f"{k}={kinds[k]}" for k in KINDS))
     print("events per context: " + "  ".join(f"{c}={ctxs[c]} ({100 * ctxs[c] / n:.1f}%)" for c in CTXS))
@@ -186,6 +207,9 @@ def main():
         h, memcgs, events = load(args[0])
     except (OSError, ValueError, struct.error) as e:
         sys.exit(f"trace-read: {args[0]}: {e}")
+    if "--cpus" in sys.argv:
+        print(cpus_used(events))
+        return
     if "--check" in sys.argv:
         bad = check(h, memcgs, events)
         for b in bad[:20]:
