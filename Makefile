@@ -27,7 +27,7 @@ help:
 	@echo 'Build, install, test on the running kernel:'
 	@echo '  make                build memcg_stock.ko (+ memcg_stock_test.ko with KUnit) against KDIR'
 	@echo '  make run_tests      as root on the kernel it was built for: load, KUnit, selftests, unload, TAP'
-	@echo '  make install        modules_install + depmod; memcg_stock.h and Module.symvers to MCS_DEVDIR'
+	@echo '  make install        modules_install + depmod; the public headers and Module.symvers to MCS_DEVDIR'
 	@echo '  make uninstall      remove what make install installed'
 	@echo '  make dkms-install   copy the tree to /usr/src/memcg_stock-$(VERSION), dkms add, build, install'
 	@echo '  make dkms-uninstall dkms remove and the copy in /usr/src'
@@ -53,7 +53,7 @@ help:
 	@echo '  KERNEL=FILE         bzImage or vmlinuz for vmtest, soak and bench (with KDIR= its build tree)'
 	@echo '  DESTDIR=DIR         staging root of make install / uninstall (default: none)'
 	@echo '  INSTALL_MOD_DIR=D   module subdirectory under /lib/modules/<release> (default: updates)'
-	@echo '  MCS_DEVDIR=DIR      where make install puts memcg_stock.h and Module.symvers'
+	@echo '  MCS_DEVDIR=DIR      where make install puts the public headers and Module.symvers'
 	@echo '  VM_KERNELS=LIST     kernels of make vmtest (docs/testing.md has every rig variable)'
 	@echo '  MCS_CACHE=DIR       the rig'"'"'s downloads and kernel builds (default: ~/.cache/memcg_stock)'
 
@@ -80,6 +80,7 @@ install: modules
 		KERNELRELEASE=$(KRELEASE) modules_install
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KRELEASE)
 	install -D -m 644 memcg_stock.h $(DESTDIR)$(MCS_DEVDIR)/memcg_stock.h
+	install -D -m 644 page_counter.h $(DESTDIR)$(MCS_DEVDIR)/page_counter.h
 	install -D -m 644 Module.symvers $(DESTDIR)$(MCS_DEVDIR)/Module.symvers
 
 uninstall: kdir-check

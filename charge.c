@@ -53,7 +53,8 @@
 #include <linux/preempt.h>
 #include <linux/sched.h>
 
-#include "mcs_internal.h"
+#include "charge.h"
+#include "memcg.h"
 
 static atomic_long_t nr_misuses = ATOMIC_LONG_INIT(0);
 static struct task_struct *misuse_expected_by;

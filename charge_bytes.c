@@ -20,6 +20,8 @@
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
 
+#include "charge.h"
+#include "charge_pages.h"
 #include "stock_designs.h"
 #include "trace.h"
 

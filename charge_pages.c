@@ -22,6 +22,7 @@
 #include <linux/gfp.h>
 #include <linux/rcupdate.h>
 
+#include "charge_pages.h"
 #include "stock_designs.h"
 #include "trace.h"
 

@@ -17,7 +17,7 @@
 #include <linux/llist.h>
 #include <linux/module.h>
 
-#include "mcs_internal.h"
+#include "counters.h"
 
 atomic_t mcs_pending_frees = ATOMIC_INIT(0);
 

@@ -10,7 +10,33 @@
 
 #include <linux/mm.h>
 
-#include "mcs_internal.h"
+#include "design_common.h"
+
+/**
+ * struct mcs_coupled_stock - the pre-2025 per-CPU stock (stock mode "coupled")
+ * @lock: one local_lock_t for everything, always taken with IRQs disabled
+ * @cached: the one memcg cached, holding a reference
+ * @nr_pages: pages pre-charged to @cached
+ * @cached_objcg: the one objcg cached, holding a reference
+ * @cached_nid: node of the cached slab-stat deltas, NUMA_NO_NODE for none
+ * @nr_bytes: bytes pre-charged to @cached_objcg
+ * @nr_slab_b: cached slab byte deltas by enum mcs_slab_item
+ * @work: drain work
+ * @flags: FLUSHING_CACHED_CHARGE
+ */
+struct mcs_coupled_stock {
+	local_lock_t lock;
+	struct mcs_memcg *cached;
+	unsigned int nr_pages;
+	struct mcs_objcg *cached_objcg;
+	int cached_nid;
+	unsigned int nr_bytes;
+	int nr_slab_b[NR_MCS_SLAB_ITEMS];
+	struct work_struct work;
+	unsigned long flags;
+};
+
+DECLARE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock);
 
 extern const struct mcs_design mcs_design_coupled;
 

@@ -18,8 +18,12 @@
 #ifndef MEMCG_STOCK_DESIGN_DECOUPLED_H
 #define MEMCG_STOCK_DESIGN_DECOUPLED_H
 
-#include "mcs_internal.h"
+#include "design_common.h"
 #include "stock_owner.h"
+
+/* design_decoupled.c: the sections of "decoupled-owner", for the KUnit module */
+bool mcs_owner_test_trylock(bool obj);
+void mcs_owner_test_unlock(bool obj);
 
 /* Bytes a slot may hold however it was filled. */
 #define OBJ_STOCK_MAX	U16_MAX
@@ -230,6 +234,39 @@ mcs_decoupled_bytes_take_fast(struct mcs_objcg *objcg, unsigned int size,
 	}
 	mcs_obj_stock_unlock(mode);
 	return MCS_TAKE_MISS;
+}
+
+/* ---- mode "decoupled-7.3": its pages are this design's (design_decoupled73.h) ---- */
+
+/* the design of the mode, as the drains and the switch see it */
+#define mcs_design_decoupled73	mcs_design_decoupled
+
+static __always_inline enum mcs_stock_answer
+mcs_decoupled73_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages,
+			   enum mcs_stock_mode mode)
+{
+	return mcs_decoupled_pages_take(memcg, nr_pages, mode);
+}
+
+static __always_inline enum mcs_stock_answer
+mcs_decoupled73_pages_take_fast(struct mcs_memcg *memcg, unsigned int nr_pages,
+				enum mcs_stock_mode mode)
+{
+	return mcs_decoupled_pages_take(memcg, nr_pages, mode);
+}
+
+static __always_inline void mcs_decoupled73_pages_put(struct mcs_memcg *memcg,
+						      unsigned int nr_pages,
+						      enum mcs_stock_mode mode)
+{
+	mcs_decoupled_pages_put(memcg, nr_pages, mode);
+}
+
+static __always_inline bool mcs_decoupled73_pages_put_fast(struct mcs_memcg *memcg,
+							   unsigned int nr_pages,
+							   enum mcs_stock_mode mode)
+{
+	return mcs_decoupled_pages_put_fast(memcg, nr_pages, mode);
 }
 
 #endif /* MEMCG_STOCK_DESIGN_DECOUPLED_H */

@@ -42,16 +42,46 @@
  * against "decoupled"'s.  A design of its own would have needed a copy of
  * the memcg stock, or switch rules that know of stocks shared between
  * designs.  The obj stock itself is this mode's alone; its data and code
- * are here and in design_decoupled73.c.
+ * are here and in design_decoupled73.c.  The mode's page entries, which
+ * are that design's, and mcs_design_decoupled73 are in design_decoupled.h:
+ * this header, a layer below the designs, includes none of them.
  */
 #ifndef MEMCG_STOCK_DESIGN_DECOUPLED73_H
 #define MEMCG_STOCK_DESIGN_DECOUPLED73_H
 
-#include "design_decoupled.h"
-#include "mcs_internal.h"
+#include "design_common.h"
 
-/* the design of the mode, as the drains and the switch see it: see above */
-#define mcs_design_decoupled73	mcs_design_decoupled
+/* Objcg slots per CPU in the obj stock of mode "decoupled-7.3": upstream's. */
+#define NR_OBJ73_STOCK		5
+
+/**
+ * struct mcs_obj73_stock - per-CPU cache of pre-charged bytes, 7.3's shape
+ * @lock: protects everything but @work and @flags; never another stock's
+ * @index: slot whose objcg owns the cached slab-stat deltas, -1 for none
+ * @node_id: node of the cached slab-stat deltas, NUMA_NO_NODE for none
+ * @nr_slab_b: cached slab byte deltas by enum mcs_slab_item, 16 bits each
+ * @nr_bytes: pre-charged bytes available to @cached[i], 16 bits each
+ * @cached: objcg of slot i or NULL; each non-NULL slot holds a reference
+ * @flags: FLUSHING_CACHED_CHARGE
+ * @work: drain work, queued on this CPU
+ * @drain_idx: round-robin eviction cursor, in [0, NR_OBJ73_STOCK)
+ *
+ * Everything a hit reads or writes, @lock to @cached, fits one 64-byte
+ * line on a 64-bit kernel without lock debugging, as upstream sized it.
+ */
+struct mcs_obj73_stock {
+	local_trylock_t lock;
+	s8 index;
+	s16 node_id;
+	s16 nr_slab_b[NR_MCS_SLAB_ITEMS];
+	u16 nr_bytes[NR_OBJ73_STOCK];
+	struct mcs_objcg *cached[NR_OBJ73_STOCK];
+	unsigned long flags;
+	struct work_struct work;
+	u8 drain_idx;
+};
+
+DECLARE_PER_CPU_ALIGNED(struct mcs_obj73_stock, mcs_obj73_stock);
 
 /* the obj stock as the drains see it (one of design "decoupled"'s kinds) */
 extern const struct mcs_stock_kind mcs_obj73_stock_kind;
@@ -65,36 +95,6 @@ bool mcs_decoupled73_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool
 unsigned int mcs_decoupled73_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
 				       bool allow_uncharge, bool account, int acct, int nid,
 				       enum mcs_slab_item item, enum mcs_stock_mode mode);
-
-/* ---- pages: the memcg stock of design "decoupled" ---------------------- */
-
-static __always_inline enum mcs_stock_answer
-mcs_decoupled73_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages,
-			   enum mcs_stock_mode mode)
-{
-	return mcs_decoupled_pages_take(memcg, nr_pages, mode);
-}
-
-static __always_inline enum mcs_stock_answer
-mcs_decoupled73_pages_take_fast(struct mcs_memcg *memcg, unsigned int nr_pages,
-				enum mcs_stock_mode mode)
-{
-	return mcs_decoupled_pages_take(memcg, nr_pages, mode);
-}
-
-static __always_inline void mcs_decoupled73_pages_put(struct mcs_memcg *memcg,
-						      unsigned int nr_pages,
-						      enum mcs_stock_mode mode)
-{
-	mcs_decoupled_pages_put(memcg, nr_pages, mode);
-}
-
-static __always_inline bool mcs_decoupled73_pages_put_fast(struct mcs_memcg *memcg,
-							   unsigned int nr_pages,
-							   enum mcs_stock_mode mode)
-{
-	return mcs_decoupled_pages_put_fast(memcg, nr_pages, mode);
-}
 
 /* ---- bytes: the 7.3-shaped obj stock ----------------------------------- */
 

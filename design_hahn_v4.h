@@ -34,7 +34,7 @@
 #ifndef MEMCG_STOCK_DESIGN_HAHN_V4_H
 #define MEMCG_STOCK_DESIGN_HAHN_V4_H
 
-#include "mcs_internal.h"
+#include "design_common.h"
 
 extern const struct mcs_design mcs_design_hahn_v4;
 

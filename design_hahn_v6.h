@@ -28,7 +28,7 @@
 #ifndef MEMCG_STOCK_DESIGN_HAHN_V6_H
 #define MEMCG_STOCK_DESIGN_HAHN_V6_H
 
-#include "mcs_internal.h"
+#include "design_common.h"
 
 /**
  * struct mcs_hahn_v6_stock - per-CPU stock of pages keyed by page counter

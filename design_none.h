@@ -10,7 +10,7 @@
 #ifndef MEMCG_STOCK_DESIGN_NONE_H
 #define MEMCG_STOCK_DESIGN_NONE_H
 
-#include "mcs_internal.h"
+#include "design_common.h"
 
 extern const struct mcs_design mcs_design_none;
 

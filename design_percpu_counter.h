@@ -15,7 +15,7 @@
 #ifndef MEMCG_STOCK_DESIGN_PERCPU_COUNTER_H
 #define MEMCG_STOCK_DESIGN_PERCPU_COUNTER_H
 
-#include "mcs_internal.h"
+#include "design_common.h"
 
 extern const struct mcs_design mcs_design_percpu_counter;
 

@@ -20,7 +20,7 @@
 #include <linux/printk.h>
 #include <linux/spinlock.h>
 
-#include "mcs_internal.h"
+#include "counters.h"
 
 #define MCS_LOG_INTERVAL	(5 * HZ)
 #define MCS_LOG_BURST		10

@@ -26,7 +26,8 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
-#include "mcs_internal.h"
+#include "memcg.h"
+#include "objcg.h"
 #include "trace.h"
 
 static struct mcs_memcg *root_memcg;

@@ -20,7 +20,10 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 
+#include "orchestration.h"
+#include "objcg.h"
 #include "stock_designs.h"
+#include "stock_drain.h"
 
 static DEFINE_MUTEX(offline_mutex);	/* one offline at a time, start to end */
 static DEFINE_MUTEX(mode_mutex);	/* one mode switch at a time */

@@ -35,7 +35,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "mcs_internal.h"
+#include "objcg.h"
 
 static DEFINE_RAW_SPINLOCK(objcg_lock);
 static atomic_long_t nr_objcgs = ATOMIC_LONG_INIT(0);

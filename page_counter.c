@@ -12,7 +12,7 @@
 #include <linux/printk.h>
 #include <linux/sched.h>
 
-#include "mcs_internal.h"
+#include "counters.h"
 
 /* Uncharges that would have taken a counter below zero, since load. */
 static atomic_long_t underflows = ATOMIC_LONG_INIT(0);

@@ -14,7 +14,7 @@
 #include <linux/nodemask.h>
 #include <linux/overflow.h>
 
-#include "mcs_internal.h"
+#include "counters.h"
 
 static bool slab_kmalloc;
 module_param(slab_kmalloc, bool, 0444);

@@ -113,7 +113,7 @@ extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
  *    empties the count when refused, so a stale operation of either is
  *    exact in the other's mode: a take moves charged pages to its caller,
  *    a refused add gives the count back to the counter.
- * The fence (mcs_internal.h) is the second half: once inside its section,
+ * The fence (stock_fence.h) is the second half: once inside its section,
  * every put, and the takes of "coupled" and "decoupled-owner", check that
  * the mode is still the one read; "decoupled"'s take is covered by the
  * owner section's test of its lock (stock_owner.h).

@@ -17,6 +17,7 @@
 #include <linux/workqueue.h>
 
 #include "stock_designs.h"
+#include "stock_drain.h"
 
 /* The binding table as data, for the drains and the switch. */
 const struct mcs_design *const mcs_stock_design[NR_MCS_MODES] = {

@@ -11,7 +11,7 @@
  */
 #include <linux/module.h>
 
-#include "mcs_internal.h"
+#include "stock_fence.h"
 
 /* read inline on the charge paths: mcs_stock_mode_now() */
 enum mcs_stock_mode mcs_stock_mode_cur = MCS_MODE_DECOUPLED;

@@ -56,7 +56,7 @@
 
 #include <linux/preempt.h>
 
-#include "mcs_internal.h"
+#include "design_common.h"
 
 /*
  * Enter this CPU's section of the stock whose owner byte is @owner and

@@ -2,7 +2,7 @@
 /*
  * The debugfs harness (this folder): stress runs, the A/B benchmark, the
  * self-checks, the slab report, the strict input parser and the test NMI
- * source.  The harness calls the mechanism (mcs_internal.h, memcg_stock.h);
+ * source.  The harness calls the mechanism (the layers' headers, memcg_stock.h);
  * the mechanism never calls the harness (scripts/api-check.sh checks it).
  */
 #ifndef MEMCG_STOCK_HARNESS_H
@@ -10,7 +10,10 @@
 
 #include <linux/spinlock.h>
 
-#include "mcs_internal.h"
+#include "charge.h"
+#include "orchestration.h"
+#include "stock_designs.h"
+#include "stock_drain.h"
 
 /* the module's debugfs directory (module.c creates it, the harness lives below) */
 struct dentry;

@@ -10,7 +10,6 @@
 #include <kunit/test.h>
 #include <linux/hrtimer.h>
 
-#include "../mcs_internal.h"
 #include "../stock_designs.h"
 #include "../harness/harness.h"
 

@@ -2,7 +2,7 @@
 /*
  * KUnit suites for the per-CPU memcg stock (DESIGN rules 1, 2, 3, 5, 6, 7,
  * 8) and the dedicated kmem_caches.  White-box: they look into the stock
- * through mcs_internal.h.
+ * through the layers' headers (stock_designs.h includes them all).
  *
  * Cases that reason about "this CPU's stock" run with migration disabled
  * and charge with GFP_NOWAIT, so nothing in them sleeps.

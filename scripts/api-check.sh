@@ -9,8 +9,9 @@
 #     source but module.c includes harness/;
 #  2. kernel-doc: `scripts/kernel-doc -none -Wall -Werror` is clean on every
 #     source and header; every public export (EXPORT_SYMBOL_GPL) has its
-#     kernel-doc in memcg_stock.h, every internal function (exported into
-#     namespace MCS_NS, see compat.h) has one somewhere;
+#     kernel-doc in a public header, every internal function (exported into
+#     namespace MCS_NS, see compat.h) has one somewhere (the public
+#     headers: memcg_stock.h and page_counter.h, which it includes);
 #  3. namespace: examples/mcs_client.c, which includes only memcg_stock.h,
 #     builds with `make -C examples KDIR=...` (examples/Makefile: the
 #     header and the module's Module.symvers); built so that it uses an
@@ -56,7 +57,8 @@ if ! "$src/scripts/kernel-doc" -none -Wall -Werror -- *.c *.h harness/*.c harnes
 fi
 nodoc=()
 for s in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));$/\1/p' -- *.c harness/*.c); do
-	grep -q "^ \* $s() - " memcg_stock.h || nodoc+=("$s (public: no kernel-doc in memcg_stock.h)")
+	grep -q "^ \* $s() - " memcg_stock.h page_counter.h ||
+		nodoc+=("$s (public: no kernel-doc in memcg_stock.h or page_counter.h)")
 done
 for s in $(sed -n 's/^EXPORT_SYMBOL_NS_GPL(\(.*\), MCS_NS);$/\1/p' -- *.c harness/*.c); do
 	grep -q "^ \* $s() - " -- *.c *.h harness/*.c harness/*.h || nodoc+=("$s (internal: no kernel-doc)")

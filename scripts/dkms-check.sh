@@ -9,8 +9,8 @@
 #     build and install; the copy must hold no build product;
 #  2. `make install DESTDIR=...` (in the module's build copy for these
 #     headers, shared with lint and vmtest): the modules under
-#     lib/modules/<release>/updates with their depmod files, memcg_stock.h
-#     and Module.symvers where a client build finds them, then
+#     lib/modules/<release>/updates with their depmod files, memcg_stock.h,
+#     page_counter.h and Module.symvers where a client build finds them, then
 #     `make uninstall DESTDIR=...` removes them again.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,6 +49,7 @@ mcs_kdir_lock "$kdir" make -C "$W" install KDIR="$kdir" DESTDIR="$I" >&2 || die 
 m=$I/lib/modules/$kver
 missing=()
 for f in "$m/updates/memcg_stock.ko" "$m/modules.dep" "$I/usr/src/memcg_stock/$kver/memcg_stock.h" \
+	"$I/usr/src/memcg_stock/$kver/page_counter.h" \
 	"$I/usr/src/memcg_stock/$kver/Module.symvers"; do
 	compgen -G "$f*" > /dev/null || missing+=("${f#"$I"}")
 done
