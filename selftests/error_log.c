@@ -230,8 +230,6 @@ static int reload(void)
  * state makes the kernel WARN (mcs_kmsg_alloc_report()), the kernel's own
  * race: panic_on_warn stays 0 while the reloads run beside the writers.
  */
-#define PANIC_KNOB "/proc/sys/kernel/panic_on_warn"
-
 static void test_flood(int reloads)
 {
 	char panic_old[16] = "";
@@ -239,8 +237,8 @@ static void test_flood(int reloads)
 	int w, r = 0, failed = 0, status;
 	pid_t pid[FLOOD_WRITERS];
 
-	if (reloads && mcs_path_read(PANIC_KNOB, panic_old, sizeof(panic_old)) > 0)
-		mcs_path_write(PANIC_KNOB, "0", 1);
+	if (reloads)
+		mcs_panic_on_warn_off(panic_old, sizeof(panic_old));
 	for (w = 0; w < FLOOD_WRITERS; w++) {
 		pid[w] = fork();
 		if (pid[w] == 0)
@@ -270,8 +268,7 @@ static void test_flood(int reloads)
 	}
 	if (!mcs_module_loaded("memcg_stock"))
 		failed += !!mcs_module_load(module_path);
-	if (panic_old[0])
-		mcs_path_write(PANIC_KNOB, panic_old, strcspn(panic_old, "\n"));
+	mcs_panic_on_warn_restore(panic_old);
 	ksft_print_msg("flood: %ld refused, %ld while unloaded, %ld wrong, %ld clears, %d reloads\n",
 		       refused, absent, wrong, cleared, r);
 	ksft_test_result(refused == (long)FLOOD_WRITERS * FLOOD_WRITES && !wrong,

@@ -1184,22 +1184,16 @@ static int knob_set(const char *path, const char *val)
  * fault hit can leave 6.12's trace events of the module half set up, and
  * the kernel WARNs about them at a later unload (event_file_put()).
  */
-#define PANIC_KNOB "/proc/sys/kernel/panic_on_warn"
 static char panic_old[16];
 
 static void panic_knob_clear(void)
 {
-	if (!panic_old[0] && mcs_path_read(PANIC_KNOB, panic_old, sizeof(panic_old)) > 0) {
-		panic_old[strcspn(panic_old, "\n")] = '\0';
-		mcs_path_write(PANIC_KNOB, "0", 1);
-	}
+	mcs_panic_on_warn_off(panic_old, sizeof(panic_old));
 }
 
 static void panic_knob_restore(void)
 {
-	if (panic_old[0])
-		mcs_path_write(PANIC_KNOB, panic_old, strlen(panic_old));
-	panic_old[0] = '\0';
+	mcs_panic_on_warn_restore(panic_old);
 }
 
 static void knobs_restore(void)

@@ -416,6 +416,28 @@ static inline int mcs_kmsg_clean(int fd)
 }
 
 /*
+ * panic_on_warn off, its value kept in @old (a buffer of @size, "" when
+ * nothing is kept), for the kernel's own WARNs that a test provokes on
+ * purpose (mcs_kmsg_alloc_report() names them); and back.
+ */
+#define MCS_PANIC_KNOB "/proc/sys/kernel/panic_on_warn"
+
+static inline void mcs_panic_on_warn_off(char *old, size_t size)
+{
+	if (!old[0] && mcs_path_read(MCS_PANIC_KNOB, old, size) > 0) {
+		old[strcspn(old, "\n")] = '\0';
+		mcs_path_write(MCS_PANIC_KNOB, "0", 1);
+	}
+}
+
+static inline void mcs_panic_on_warn_restore(char *old)
+{
+	if (old[0])
+		mcs_path_write(MCS_PANIC_KNOB, old, strlen(old));
+	old[0] = '\0';
+}
+
+/*
  * The last entry of error_log, from its time on: "] file: message (errno)
  * at byte N: excerpt" without the newline; "" when the log is empty.
  */
