@@ -80,7 +80,7 @@ install: modules
 		KERNELRELEASE=$(KRELEASE) modules_install
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) -a $(KRELEASE)
 	install -D -m 644 memcg_stock.h $(DESTDIR)$(MCS_DEVDIR)/memcg_stock.h
-	install -D -m 644 page_counter.h $(DESTDIR)$(MCS_DEVDIR)/page_counter.h
+	install -D -m 644 objects/page_counter.h $(DESTDIR)$(MCS_DEVDIR)/objects/page_counter.h
 	install -D -m 644 Module.symvers $(DESTDIR)$(MCS_DEVDIR)/Module.symvers
 
 uninstall: kdir-check
@@ -109,47 +109,47 @@ dkms-uninstall:
 	rm -rf $(DKMS_SRC)/memcg_stock-$(VERSION)
 
 deps:
-	scripts/deps.sh
+	scripts/rig/deps.sh
 
 kunit: deps
-	scripts/kunit-uml.sh
+	scripts/rig/kunit-uml.sh
 
 vmtest: deps
-	scripts/vmtest.sh
+	scripts/rig/vmtest.sh
 
 compile-check compile-6.1: deps
-	scripts/compile-check.sh
+	scripts/rig/compile-check.sh
 
 lint: deps
-	scripts/lint.sh
+	scripts/checks/lint.sh
 
 dkms-check: deps
-	scripts/dkms-check.sh
+	scripts/rig/dkms-check.sh
 
 check: deps
-	scripts/check.sh
+	scripts/rig/check.sh
 
 bench: deps
-	scripts/bench.sh
+	scripts/bench/bench.sh
 
 bench-running:
-	KDIR=$(KDIR) scripts/bench-running.sh
+	KDIR=$(KDIR) scripts/bench/bench-running.sh
 
 trace: deps
-	scripts/trace.sh $(or $(WORKLOAD),many-cgroups)
+	scripts/bench/trace.sh $(or $(WORKLOAD),many-cgroups)
 
 bench-profile: deps
-	scripts/bench-profile.sh
+	scripts/bench/bench-profile.sh
 
 soak: deps
-	scripts/stress-soak.sh
+	scripts/rig/stress-soak.sh
 
 emu-check: deps
-	scripts/emu-check.sh
+	scripts/rig/emu-check.sh
 
 # everything a build writes: Kbuild's objects in every source directory
 # (examples/ too, built with make -C KDIR M=$PWD/examples) and the rig's .out
-CLEAN_DIRS := . harness kunit examples selftests scripts/emu
+CLEAN_DIRS := . objects stocks entry harness kunit examples selftests scripts/rig/emu
 CLEAN_FILES := *.o .*.o *.ko *.mod *.mod.c .*.cmd .*.d *.dwo modules.order Module.symvers
 
 clean:

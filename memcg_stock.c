@@ -4,7 +4,7 @@
  * Offlining a memcg, limit changes, the switch between stock modes, and
  * the set-up and tear-down of the whole (module.c calls the last two).
  *
- * The layers, bottom up (scripts/layers.txt has the table that make lint
+ * The layers, bottom up (scripts/checks/layers.txt has the table that make lint
  * checks): the page counters, the deferred releases and the slab caches;
  * objcgs; the memcg tree; the stock mode; the designs; the drains; the
  * page entry points; the byte entry points and the charge API; this file;
@@ -20,10 +20,10 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 
-#include "orchestration.h"
-#include "objcg.h"
-#include "stock_designs.h"
-#include "stock_drain.h"
+#include "entry/orchestration.h"
+#include "objects/objcg.h"
+#include "stocks/stock_designs.h"
+#include "stocks/stock_drain.h"
 
 static DEFINE_MUTEX(offline_mutex);	/* one offline at a time, start to end */
 static DEFINE_MUTEX(mode_mutex);	/* one mode switch at a time */

@@ -48,7 +48,7 @@
  * They have a header of their own, page_counter.h, which the module's files
  * below the memcgs include without the rest of the API.
  */
-#include "page_counter.h"
+#include "objects/page_counter.h"
 
 /* ---- Memcg objects: the tree of memory cgroups, their lifetime, limits and statistics ---- */
 

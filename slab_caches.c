@@ -14,7 +14,7 @@
 #include <linux/nodemask.h>
 #include <linux/overflow.h>
 
-#include "counters.h"
+#include "objects/counters.h"
 
 static bool slab_kmalloc;
 module_param(slab_kmalloc, bool, 0444);

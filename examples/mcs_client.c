@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A client of memcg_stock that uses nothing but the public header: what a
- * module that is not ours sees.  scripts/api-check.sh builds it against
+ * module that is not ours sees.  scripts/checks/api-check.sh builds it against
  * the module's Module.symvers (it must build), and once more with
  * MCS_CLIENT_USES_INTERNALS defined, where it reaches for an internal
  * symbol and modpost must refuse it (namespace MEMCG_STOCK_INTERNAL is

@@ -152,7 +152,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
-#include "stock_designs.h"
+#include "stocks/stock_designs.h"
 #include "harness.h"
 #include "bench_pmu.h"
 

@@ -3,17 +3,17 @@
  * The debugfs harness (this folder): stress runs, the A/B benchmark, the
  * self-checks, the slab report, the strict input parser and the test NMI
  * source.  The harness calls the mechanism (the layers' headers, memcg_stock.h);
- * the mechanism never calls the harness (scripts/api-check.sh checks it).
+ * the mechanism never calls the harness (scripts/checks/api-check.sh checks it).
  */
 #ifndef MEMCG_STOCK_HARNESS_H
 #define MEMCG_STOCK_HARNESS_H
 
 #include <linux/spinlock.h>
 
-#include "charge.h"
-#include "orchestration.h"
-#include "stock_designs.h"
-#include "stock_drain.h"
+#include "entry/charge.h"
+#include "entry/orchestration.h"
+#include "stocks/stock_designs.h"
+#include "stocks/stock_drain.h"
 
 /* the module's debugfs directory (module.c creates it, the harness lives below) */
 struct dentry;

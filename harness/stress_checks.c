@@ -27,7 +27,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "../design_hahn_v6.h"
+#include "stocks/design_hahn_v6.h"
 #include "stress.h"
 
 /* ---- invariant checks --------------------------------------------------------------- */

@@ -26,7 +26,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "../design_hahn_v6.h"
+#include "stocks/design_hahn_v6.h"
 #include "stress.h"
 
 static const struct stress_config stress_defaults = {

@@ -2,7 +2,7 @@
 /*
  * The charge-stream trace: the binary layout that the recorder
  * (harness/record.c) writes, the replay (harness/replay.c) loads, and
- * scripts/trace-read.py and the selftests read.  docs/trace-format.md
+ * scripts/bench/trace-read.py and the selftests read.  docs/trace-format.md
  * describes it in words.  Little-endian, no padding between the parts:
  *
  *   struct mcs_trace_header                     MCS_TRACE_HEADER_SIZE bytes

@@ -8,7 +8,7 @@
 #include <linux/kthread.h>
 #include <linux/random.h>
 
-#include "../compat.h"
+#include "objects/compat.h"
 #include "mcs_kunit.h"
 
 static void memcg_release_action(void *arg)

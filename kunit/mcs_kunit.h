@@ -10,8 +10,8 @@
 #include <kunit/test.h>
 #include <linux/hrtimer.h>
 
-#include "../stock_designs.h"
-#include "../harness/harness.h"
+#include "stocks/stock_designs.h"
+#include "harness/harness.h"
 
 struct mcs_memcg *mcs_test_memcg(struct kunit *test, struct mcs_memcg *parent);
 struct mcs_objcg *mcs_test_objcg(struct kunit *test, struct mcs_memcg *memcg);

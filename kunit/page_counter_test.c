@@ -8,7 +8,7 @@
 #include <linux/kthread.h>
 #include <linux/random.h>
 
-#include "../memcg_stock.h"
+#include "memcg_stock.h"
 
 /* A three-level chain: root <- mid <- leaf. */
 struct pc_chain {

@@ -24,7 +24,7 @@
 # least MCS_FUZZ_SECONDS + 120),
 # MCS_FUZZ_SECONDS (selftest mcs_fuzz, default 60), MCS_SPLAT_BENIGN
 # (a regex of more log lines that are no splat), MCS_MARKERS=1 (print the
-# marker lines the test rig judges a guest by, scripts/mkinitramfs.sh),
+# marker lines the test rig judges a guest by, scripts/rig/mkinitramfs.sh),
 # MCS_MODDIR (the default of -m), MCS_SAFE=1 (a machine you cannot spare:
 # only the selftests of safe_tests below run, the others and the KUnit suites
 # SKIP: they take CPUs offline, inject allocation failures or reload the

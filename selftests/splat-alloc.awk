@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Drop from a kernel log the reports that an injected allocation failure
 # provokes in the kernel itself, print the rest; selftests/run_tests.sh and
-# the rig (scripts/lib.sh) scan what is left with splat.re.
+# the rig (scripts/rig/lib.sh) scan what is left with splat.re.
 #  - warn_alloc(): an allocation that fails without __GFP_NOWARN (vmalloc()
 #    in the module loader, a page allocation) prints a header line and a
 #    stack dump; so does a kmem_cache_create() that fails.  The report ends

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Replace in a kernel log each KCSAN report that is not memcg_stock's with
 # one line, print the rest; selftests/run_tests.sh and the rig
-# (scripts/lib.sh) scan what is left with splat.re.
+# (scripts/rig/lib.sh) scan what is left with splat.re.
 #
 # A report runs from its "BUG: KCSAN: ..." title to the line of "=" that
 # closes it (the line of "=" before the title goes with it). KCSAN titles a

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Kernel log lines that fail any run: one extended regular expression a
 # line (grep -E -f), read by selftests/run_tests.sh on the machine under
-# test and by scripts/lib.sh (MCS_SPLAT_RE) for every console log the rig
+# test and by scripts/rig/lib.sh (MCS_SPLAT_RE) for every console log the rig
 # judges.  Lines starting with # are comments.
 #
 # Lockdep's reports all start with "WARNING:" (or "BUG:"); kmemleak's with

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench-profile.sh (`make bench-profile`): where the instructions of one
+# charge+uncharge pair go, per function and per translation block, in
+# Debian 6.12 under qemu -icount shift=0 (one vCPU).
+#
+# A TCG plugin (scripts/bench/profile/tbcount.c) counts the executions of every
+# block the guest runs.  Each job of PROFILE_JOBS runs twice through
+# debugfs "bench", for PROFILE_MS and for twice as long, and the guest
+# closes a counting interval around each run (scripts/bench/profile/mark.c).
+# The difference of the two intervals, divided by the difference of their
+# operation counts, is the profile of one pair: everything a run does once
+# (parsing, memcg creation, kthread start, drain, check) cancels out.  The
+# symbols come from the guest's /proc/kallsyms, the module's included.
+# scripts/bench/bench-profile.py prints the tables and writes them to
+# $MCS_OUT/profile/profile.txt.
+#
+# The plugin is built against include/qemu/qemu-plugin.h of the qemu source
+# package that matches the installed qemu-system-x86 (its plugin API
+# version must match), fetched once from Debian into $MCS_CACHE/qemu-plugin.
+# The profile boots that qemu, Debian 12's 7.2, whatever MCS_QEMU says: the
+# plugin counts with the inline TB counter that qemu 9 replaced by per-vCPU
+# scoreboards.  Under icount the instructions a guest executes do not
+# depend on the emulator's version (docs/testing.md, "Emulator faults").
+#
+# Environment:
+#   PROFILE_KERNEL   kernel to profile (default deb-amd64)
+#   PROFILE_JOBS     bench lines without duration_ms, separated by ';'
+#                    (default: floor, then pages and bytes of decoupled,
+#                    coupled, none and percpu-counter, the pages of
+#                    hahn-v4 and hahn-v6, the bytes of decoupled-7.3;
+#                    one memcg; none's bytes are the control
+#                    "objcg-atomic")
+#                    A job "kernel pair=pc|obj|skmem" runs the kernel's own
+#                    pair instead (debugfs kernel_cost, written with
+#                    loops=PROFILE_KC_LOOPS, then twice that, from a task
+#                    in a memcg of its own); the default jobs end with the
+#                    kernel's obj and page stock pairs.
+#   PROFILE_MS       guest ms of the shorter run of each job (default 5)
+#   PROFILE_KC_LOOPS pairs of the shorter run of a kernel job (default 20000)
+#   PROFILE_BLOCKS   blocks listed per job, hottest first (default 25; 0: none)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../rig/lib.sh"
+
+kernel=${PROFILE_KERNEL:-deb-amd64}
+jobs=${PROFILE_JOBS:-workload=floor;mode=decoupled workload=pages;mode=coupled workload=pages;mode=none workload=pages;mode=percpu-counter workload=pages;mode=hahn-v4 workload=pages;mode=hahn-v6 workload=pages;mode=decoupled workload=bytes;mode=decoupled-7.3 workload=bytes;mode=coupled workload=bytes;mode=none workload=bytes;mode=percpu-counter workload=bytes;mode=decoupled workload=pages entry=exported;mode=decoupled workload=bytes entry=exported;kernel pair=obj;kernel pair=skmem}
+ms=${PROFILE_MS:-5}
+blocks=${PROFILE_BLOCKS:-25}
+kc_loops=${PROFILE_KC_LOOPS:-20000}
+[[ $kc_loops =~ ^[1-9][0-9]*$ && $kc_loops -le 500000 ]] ||
+	die "PROFILE_KC_LOOPS=$kc_loops: expected 1..500000"
+[[ $ms =~ ^[1-9][0-9]*$ && $ms -le 5000 ]] || die "PROFILE_MS=$ms: expected 1..5000 (guest ms)"
+[[ $blocks =~ ^[0-9]+$ ]] || die "PROFILE_BLOCKS=$blocks: expected a number"
+[[ $jobs != *duration_ms* ]] || die "PROFILE_JOBS: leave duration_ms out, PROFILE_MS sets it"
+[[ $jobs =~ [^[:space:]\;] ]] || die "PROFILE_JOBS is empty"
+command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (make deps)"
+export MCS_QEMU=system
+
+P=$MCS_OUT/profile
+rm -rf "$P"
+mkdir -p "$P/bin"
+# what the docs' profile block cites (scripts/bench/update-bench-docs.py --profile)
+{
+	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "commit=$(git -C "$MCS_SRC" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "kernel=$kernel"
+	echo "default_jobs=$([[ -z ${PROFILE_JOBS:-} ]] && echo 1 || echo 0)"
+} >"$P/meta.txt"
+
+# qemu_plugin_header: print the directory of a qemu-plugin.h that matches
+# the installed emulator, fetched from its Debian source package once
+qemu_plugin_header() {
+	local ver dir apt tmp orig
+	ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
+		die "qemu-system-x86 is not installed (make deps)"
+	dir=$MCS_CACHE/qemu-plugin/${ver//:/_}
+	if [[ ! -f $dir/qemu-plugin.h ]]; then
+		log "fetching the qemu $ver source for qemu-plugin.h"
+		# source packages only, in a private configuration of their own
+		apt=$MCS_CACHE/apt-src
+		mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+		printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/%s main\n' \
+			"debian bookworm" "debian bookworm-updates" "debian-security bookworm-security" \
+			>"$apt/sources.list"
+		local -a o=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+			-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache")
+		apt-get "${o[@]}" -q update >&2 || die "apt-get update of the source lists failed"
+		tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcs-qemu-src.XXXXXX")
+		(cd "$tmp" && apt-get "${o[@]}" -q source --download-only "qemu=$ver" >&2) ||
+			{ rm -rf "$tmp"; die "cannot download the source of qemu $ver"; }
+		orig=$(ls "$tmp"/qemu_*.orig.tar.* 2>/dev/null | head -1)
+		[[ -n $orig ]] || { rm -rf "$tmp"; die "no upstream tarball in the qemu $ver source"; }
+		tar -xf "$orig" -C "$tmp" --wildcards '*/include/qemu/qemu-plugin.h' ||
+			{ rm -rf "$tmp"; die "no include/qemu/qemu-plugin.h in $orig"; }
+		mkdir -p "$dir"
+		cp "$tmp"/*/include/qemu/qemu-plugin.h "$dir/"
+		rm -rf "$tmp"
+	fi
+	echo "$dir"
+}
+
+hdr=$(qemu_plugin_header)
+gcc -O2 -Wall -shared -fPIC -I"$hdr" -o "$P/tbcount.so" "$here/profile/tbcount.c" ||
+	die "the plugin does not build against $hdr/qemu-plugin.h"
+gcc -static -O2 -Wall -o "$P/bin/mark" "$here/profile/mark.c" || die "mark.c does not build"
+
+read -r name _ _ <<<"$(mcs_kernel_spec "$kernel")"
+read -r vmlinuz kdir _ <<<"$(mcs_qemu_kernel "$name")"
+[[ -n $kdir ]] || die "kernel $name not available"
+M=$(mcs_build_module "$kdir" "profile-$name")
+
+# the guest's script: per job, one interval of PROFILE_MS and one of twice that
+IFS=';' read -ra joblist <<<"$jobs"
+{
+	echo 'D=/sys/kernel/debug/memcg_stock'
+	echo 'mark=/mcs/selftests/mark'
+	echo 'sleep 2; echo "mode=decoupled duration_ms=200" >$D/bench'
+	echo 'run() {'
+	echo '	$mark; echo "$2" >$D/bench; r=$?; $mark'
+	echo '	if [ $r -eq 0 ]; then echo "MCS-PROFILE $1 $(cat $D/bench)"; else echo "MCS-PROFILE $1 $2 verdict=ERROR"; fi'
+	echo '}'
+	# the kernel's pairs charge the writer's memcg: one of its own (cgroup v2)
+	echo 'G=/sys/fs/cgroup'
+	echo 'mount -t cgroup2 none $G && echo +memory >$G/cgroup.subtree_control && mkdir $G/mcs-kcost'
+	echo 'kc() {'
+	echo '	echo $$ >$G/mcs-kcost/cgroup.procs'
+	echo '	$mark; echo "$2 loops=$3" >$D/kernel_cost; r=$?; $mark'
+	echo '	echo $$ >$G/cgroup.procs'
+	echo '	if [ $r -eq 0 ]; then v=PASS; else v=ERROR; fi'
+	echo '	echo "MCS-PROFILE $1 kernel $2 ops=$3 verdict=$v"'
+	echo '}'
+	n=0
+	for j in "${joblist[@]}"; do
+		j=$(xargs <<<"$j")
+		[[ -n $j ]] || continue
+		if [[ $j == kernel\ * ]]; then
+			[[ $j =~ ^kernel\ pair=(pc|obj|skmem)$ ]] ||
+				die "PROFILE_JOBS: '$j': expected kernel pair=pc|obj|skmem"
+			echo "kc $n.1 \"${j#kernel }\" $kc_loops"
+			echo "kc $n.2 \"${j#kernel }\" $((2 * kc_loops))"
+		else
+			echo "run $n.1 \"$j duration_ms=$ms\""
+			echo "run $n.2 \"$j duration_ms=$((2 * ms))\""
+		fi
+		n=$((n + 1))
+	done
+	echo 'echo MCS-KALLSYMS-BEGIN'
+	echo "grep ' [tT] ' /proc/kallsyms | gzip -1 | base64"
+	echo 'echo MCS-KALLSYMS-END'
+} >"$P/run.sh"
+printf '%s\n' "${joblist[@]}" >"$P/jobs.txt"
+
+MCS_MIN_CPUS=1 "$here/../rig/mkinitramfs.sh" "$P/initramfs.cpio.gz" "$M" "$P/bin" "$P/run.sh"
+log "profile: $n jobs on $kernel, one vCPU, -icount shift=0"
+MCS_ACCEL=tcg QEMU_ICOUNT=shift=0 QEMU_PLUGIN="$P/tbcount.so,out=$P/blocks.txt" \
+	QEMU_TIMEOUT=$((n * 120 + 600)) \
+	"$here/../rig/qemu-run.sh" "$vmlinuz" "$P/initramfs.cpio.gz" "$P/console.log" 1 || true
+grep -q '^MCS-VERDICT: PASS' "$P/console.log" ||
+	die "the profile run failed: $(grep '^MCS-VERDICT' "$P/console.log" || echo no verdict) ($P/console.log)"
+python3 "$here/bench-profile.py" "$P" "$blocks" | tee "$P/profile.txt"

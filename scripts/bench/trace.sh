@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# trace.sh [WORKLOAD]: `make trace`.  Boots a qemu test kernel (TRACE_KERNEL,
+# default deb-amd64: Debian's 6.12 generic) with TRACE_SMP vCPUs (default
+# 4), records the kernel's own memcg charge stream while WORKLOAD runs in
+# its cgroups (scripts/bench/trace/guest.sh), and leaves the trace in
+# .out/trace/WORKLOAD.mcstrace, then prints scripts/bench/trace-read.py's summary.
+# Workloads: many-cgroups (TRACE_CGROUPS, default 64, each running a short
+# busybox loop), fork-storm (4 cgroups of fork/exec loops), stress-fork and
+# stress-switch (stress-ng's fork and switch stressors, one instance per
+# cgroup in 4 cgroups).  stress-ng comes from Debian bookworm through the
+# rig's private apt configuration: its package and those of its libraries
+# (apt-cache depends) are unpacked into $MCS_CACHE/trace-pkgs, and the
+# binary with the libraries ldd finds for it goes into the guest as a tar.
+set -euo pipefail
+. "$(dirname "$0")/../rig/lib.sh"
+
+workload=${1:-many-cgroups}
+case $workload in
+many-cgroups | fork-storm | stress-fork | stress-switch) ;;
+*) die "WORKLOAD=$workload: expected many-cgroups, fork-storm, stress-fork or stress-switch" ;;
+esac
+kernel=${TRACE_KERNEL:-deb-amd64}
+smp=${TRACE_SMP:-4}
+[[ $kernel == deb-* ]] || die "TRACE_KERNEL=$kernel: recording needs a Debian kernel (deb-FLAVOUR, deb-SERIES-FLAVOUR)"
+
+read -r vmlinuz kdir _ < <(mcs_qemu_kernel "$kernel")
+moddir=$(mcs_build_module "$kdir" "$kernel")
+out=$MCS_OUT/trace
+mkdir -p "$out"
+
+# pkg_tar PKG BIN OUT: Debian bookworm's PKG and its libraries unpacked once
+# into the cache; OUT a tar of BIN and every library ldd resolves for it
+# (from that root first), paths as in the root filesystem.
+pkg_tar() {
+	local pkg=$1 bin=$2 tarf=$3 root=$MCS_CACHE/trace-pkgs/$1 deb lib libdirs list
+	if [[ ! -x $root$bin ]]; then
+		mcs_apt_setup
+		rm -rf "$root.tmp"
+		mkdir -p "$root.tmp/debs"
+		mapfile -t list < <(mcs_apt apt-cache depends --recurse --no-recommends \
+			--no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
+			-o APT::Default-Release=bookworm "$pkg" | grep -E '^[a-z0-9]' |
+			grep -vE 't64$|^openssl-provider-legacy$' | sort -u)
+		# (the t64 renames of sid are alternatives of bookworm's libraries)
+		((${#list[@]})) || die "apt-cache knows no $pkg"
+		(cd "$root.tmp/debs" &&
+			mcs_apt apt-get -q -o APT::Default-Release=bookworm download "${list[@]}" >&2) ||
+			die "could not download $pkg and its libraries"
+		for deb in "$root.tmp"/debs/*.deb; do
+			dpkg-deb -x "$deb" "$root.tmp"
+		done
+		rm -rf "$root.tmp/debs" "$root"
+		mv "$root.tmp" "$root"
+	fi
+	[[ -x $root$bin ]] || die "no $bin in $pkg"
+	libdirs=$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu
+	list=("$bin")
+	while read -r lib; do
+		[[ -e $root$lib ]] || { mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"; }
+		list+=("$lib")
+	done < <(LD_LIBRARY_PATH=$libdirs ldd "$root$bin" |
+		awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+		sed "s|^$root||" | sort -u)
+	LD_LIBRARY_PATH=$libdirs ldd "$root$bin" | grep -q 'not found' &&
+		die "$bin: libraries not found: $(LD_LIBRARY_PATH=$libdirs ldd "$root$bin" | grep 'not found' | tr -d '\t' | paste -sd' ')"
+	tar -C "$root" -cf "$tarf" --dereference "${list[@]#/}"
+	chmod +x "$tarf"	# mkinitramfs.sh takes the executables of the directory
+}
+
+pkgdir=$out/pkgs
+rm -rf "$pkgdir"
+mkdir -p "$pkgdir"
+case $workload in
+stress-*) pkg_tar stress-ng /usr/bin/stress-ng "$pkgdir/stress-ng.tar" ;;
+esac
+script=$out/guest-$workload.sh
+{
+	printf 'TRACE_WORKLOAD=%s\nTRACE_CGROUPS=%s\n' "$workload" "${TRACE_CGROUPS:-64}"
+	cat "$MCS_SCRIPTS/bench/trace/guest.sh"
+} > "$script"
+MCS_MIN_CPUS=$smp "$MCS_RIG/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$moddir" "$pkgdir" "$script"
+logf=$out/$workload.log
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-900} QEMU_MEM=${QEMU_MEM:-1G} \
+	"$MCS_RIG/qemu-run.sh" "$vmlinuz" "$out/initramfs.cpio.gz" "$logf" "$smp" || true
+mcs_check_console "$logf"
+grep -q '^MCS-VERDICT: PASS' "$logf" || die "the guest failed (see $logf)"
+trace=$out/$workload.mcstrace
+sed -n '/^MCS-TRACE-BEGIN$/,/^MCS-TRACE-END$/p' "$logf" | sed '1d;$d' | base64 -d | gunzip > "$trace.tmp" ||
+	die "no trace in $logf"
+want=$(sed -n 's/^MCS-TRACE-BYTES //p' "$logf")
+[[ $(stat -c %s "$trace.tmp") == "$want" ]] || die "trace of $(stat -c %s "$trace.tmp") bytes, the guest sent $want"
+mv "$trace.tmp" "$trace"
+grep '^record ' "$logf" >&2 || true
+log "trace: $trace"
+python3 "$MCS_SCRIPTS/bench/trace-read.py" "$trace"

@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The guest side of `make trace` (scripts/bench/trace.sh): run after memcg_stock
+# is loaded, inside the test initramfs.  Sets up cgroup v2 with the memory
+# controller, records the kernel's charge stream while WORKLOAD runs in its
+# cgroups (below /sys/fs/cgroup/mcs), and prints the trace on the console
+# as gzip+base64 between MCS-TRACE-BEGIN and MCS-TRACE-END (kernel
+# messages off the console meanwhile).
+#   TRACE_WORKLOAD  many-cgroups | fork-storm | stress-fork | stress-switch
+#   TRACE_CGROUPS   cgroups of many-cgroups (default 64)
+set -u
+D=/sys/kernel/debug/memcg_stock
+CG=/sys/fs/cgroup
+W=${TRACE_WORKLOAD:?}
+N=${TRACE_CGROUPS:-64}
+
+# the packages of the workload (scripts/bench/trace.sh), if it has any
+for t in /mcs/selftests/*.tar; do
+	[ -f "$t" ] && tar -xf "$t" -C /
+done
+mkdir -p $CG
+mount -t cgroup2 none $CG || exit 1
+echo +memory > $CG/cgroup.subtree_control || exit 1
+mkdir $CG/mcs || exit 1
+echo +memory > $CG/mcs/cgroup.subtree_control || exit 1
+cpus=$(grep -c '^processor' /proc/cpuinfo)
+# the trace is data of this tree: its license, first in the header's note
+lic=SPDX-License-Identifier:GPL-2.0
+
+# run "$@" in cgroup $1 (created below mcs), in the background
+in_cgroup() {
+	g=$CG/mcs/$1
+	shift
+	mkdir -p "$g"
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$g" "$@" &
+}
+
+# a short busybox loop: files in tmpfs (page charges), forks and pipes (slab)
+small_loop='i=0; while [ $i -lt 12 ]; do echo "$i $$" > /tmp/w.$$; cat /tmp/w.$$ | wc -c >/dev/null; i=$((i + 1)); done; rm -f /tmp/w.$$'
+# fork and exec: task structs, page tables, mm (kernel pages, slab)
+fork_loop='for i in $(seq 150); do /bin/true; done'
+
+case $W in
+many-cgroups)
+	note="$lic,cgroup-v2,$N-cgroups-below-mcs,each-one-busybox-loop,${cpus}-cpus"
+	run() {
+		k=0
+		while [ $k -lt "$N" ]; do
+			in_cgroup "c$k" sh -c "$small_loop"
+			k=$((k + 1))
+		done
+		wait
+	} ;;
+fork-storm)
+	note="$lic,cgroup-v2,4-cgroups-below-mcs,fork-exec-loops,${cpus}-cpus"
+	run() {
+		for k in 0 1 2 3; do
+			in_cgroup "f$k" sh -c "$fork_loop"
+		done
+		wait
+	} ;;
+stress-fork | stress-switch)
+	s=${W#stress-}
+	# bounded so that the per-CPU buffers hold the stream (lost=0)
+	ops=100
+	[ "$s" = switch ] && ops=20000
+	note="$lic,cgroup-v2,4-cgroups-below-mcs,stress-ng-$s-1-per-cgroup-$ops-ops,${cpus}-cpus"
+	run() {
+		for k in 0 1 2 3; do
+			in_cgroup "s$k" /usr/bin/stress-ng --$s 1 --$s-ops $ops --timeout 10 \
+				--temp-path /tmp --quiet
+		done
+		wait
+	} ;;
+*)
+	echo "MCS-TRACE-FAIL unknown workload $W"
+	exit 1 ;;
+esac
+
+echo "start workload=$W note=$note" > $D/record || exit 1
+run
+echo stop > $D/record || exit 1
+cat $D/record
+cat $D/record_trace > /tmp/trace.bin || exit 1
+# the cgroups go only after the trace is out: their ids stay meaningful
+for g in $CG/mcs/*/; do rmdir "$g" 2>/dev/null; done
+dmesg -n 1
+echo "MCS-TRACE-BYTES $(wc -c < /tmp/trace.bin)"
+echo MCS-TRACE-BEGIN
+gzip -9 -c /tmp/trace.bin | base64
+echo MCS-TRACE-END
+dmesg -n 7

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every stock design shares (scripts/checks/layers.txt: designs, and the obj
+ * stock of mode "decoupled-7.3", one of design "decoupled"'s kinds): a
+ * stock's answer to a charge, the stocks of design "decoupled", which
+ * other designs size theirs after, the kinds of per-CPU stock as the drains
+ * see them, and struct mcs_design.  It includes the layers below: the
+ * mode fence, the memcg tree, the objcgs.
+ */
+#ifndef MEMCG_STOCK_DESIGN_COMMON_H
+#define MEMCG_STOCK_DESIGN_COMMON_H
+
+#include <linux/percpu.h>
+#include <linux/workqueue.h>
+
+#include "objects/memcg.h"
+#include "objects/objcg.h"
+#include "stock_fence.h"
+
+/* Memcg slots per CPU: lock + 7 page counts + 7 pointers fill one line. */
+#define NR_MEMCG_STOCK		7
+
+/*
+ * The slot scans of the inline charge paths, over NR_MEMCG_STOCK or
+ * NR_OBJ_STOCK slots, are unrolled ("#pragma GCC unroll 8" before each): a
+ * slot costs a compare and a branch instead of six instructions of a loop,
+ * and a miss scans every slot.
+ */
+
+/*
+ * What a per-CPU stock answered the inline path of a charge.  MCS_TAKE_FULL
+ * is a miss of a memcg or objcg that has no slot in a stock whose slots are
+ * all taken: its refill will likely be turned away (MCS_STOCK_ADMIT_EVERY).
+ */
+enum mcs_stock_answer {
+	MCS_TAKE_NOT_ASKED, MCS_TAKE_HIT, MCS_TAKE_MISS, MCS_TAKE_FULL, MCS_TAKE_BUSY
+};
+
+/*
+ * A full stock gives a slot to a newcomer (a memcg or objcg without one)
+ * on every MCS_STOCK_ADMIT_EVERY-th refill it would need one for; the
+ * others go straight back to the counters (pages) or to the objcg's
+ * leftover (bytes).  With more memcgs in turn than slots, evicting on
+ * every miss (round-robin or LRU alike) empties each slot just before its
+ * memcg comes back, so every charge pays a batch and an eviction; turning
+ * most newcomers away keeps the slots that hit and bounds the evictions
+ * to one per MCS_STOCK_ADMIT_EVERY refills that a full stock turned away,
+ * so that a new working set still gets in.  What counts is refills, not
+ * misses: a memcg without a slot is charged exactly, and one whose pages
+ * never come back through this CPU's stock (uncharged with
+ * mcs_charge_uncharge(), a gather, or on another CPU) is never admitted;
+ * it pays what no stock costs until a drain frees a slot.
+ */
+#define MCS_STOCK_ADMIT_EVERY	8
+
+/* Bit in the stocks' ->flags: a drain of this stock is queued or running. */
+#define FLUSHING_CACHED_CHARGE	0
+
+/**
+ * struct mcs_memcg_stock - per-CPU cache of pre-charged pages
+ * @lock: protects @nr_pages, @cached and @drain_idx of this CPU's instance
+ * @nr_pages: pages held for @cached[i], never above the batch (mcs_batch_now())
+ *	after an operation completes
+ * @cached: memcg of slot i or NULL; each non-NULL slot holds a reference
+ * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK)
+ * @owner: the exclusion of mode "decoupled-owner" (stock_owner.h), which
+ *	protects the same fields as @lock; outside the line of the hit path
+ *	that @lock shares with @nr_pages and @cached
+ * @nr_cached: slots in use (non-NULL @cached); when it drops to 0,
+ *	@admit_wait and @drain_idx restart at 0
+ * @admit_wait: refills turned away since the last eviction (full stock)
+ * @flags: FLUSHING_CACHED_CHARGE
+ * @work: drain work, queued on this CPU
+ *
+ * Remote CPUs only read @cached and @nr_pages (READ_ONCE, under RCU) to
+ * decide whether a drain is needed; every write happens on the owning CPU
+ * under @lock or @owner, or on a dead CPU's stock from the hotplug
+ * callback.
+ */
+struct mcs_memcg_stock {
+	local_trylock_t lock;
+	u8 nr_pages[NR_MEMCG_STOCK];
+	struct mcs_memcg *cached[NR_MEMCG_STOCK];
+	u8 drain_idx;
+	u8 owner;
+	u8 nr_cached;
+	u8 admit_wait;
+	unsigned long flags;
+	struct work_struct work;
+};
+
+DECLARE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock);
+
+/* Objcg slots per CPU in the obj stock: as many as the memcg stock has. */
+#define NR_OBJ_STOCK		7
+
+/**
+ * struct mcs_obj_stock - per-CPU cache of pre-charged bytes
+ * @lock: protects everything but @work and @flags; never the memcg stock's
+ * @index: slot whose objcg owns the cached slab-stat deltas, -1 for none
+ * @node_id: node of the cached slab-stat deltas, NUMA_NO_NODE for none
+ * @nr_slab_b: cached slab byte deltas by enum mcs_slab_item
+ * @nr_bytes: pre-charged bytes available to @cached[i]
+ * @cached: objcg of slot i or NULL; each non-NULL slot holds a reference
+ * @drain_idx: round-robin eviction cursor, in [0, NR_OBJ_STOCK)
+ * @owner: the exclusion of mode "decoupled-owner" (stock_owner.h), which
+ *	protects what @lock protects
+ * @nr_cached: slots in use (non-NULL @cached); when it drops to 0,
+ *	@admit_wait and @drain_idx restart at 0
+ * @admit_wait: refills turned away since the last eviction (full stock)
+ * @flags: FLUSHING_CACHED_CHARGE
+ * @work: drain work, queued on this CPU
+ */
+struct mcs_obj_stock {
+	local_trylock_t lock;
+	s8 index;
+	s16 node_id;
+	int nr_slab_b[NR_MCS_SLAB_ITEMS];
+	unsigned int nr_bytes[NR_OBJ_STOCK];
+	struct mcs_objcg *cached[NR_OBJ_STOCK];
+	u8 drain_idx;
+	u8 owner;
+	u8 nr_cached;
+	u8 admit_wait;
+	unsigned long flags;
+	struct work_struct work;
+};
+
+DECLARE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock);
+
+/*
+ * One kind of per-CPU stock, as the drains see it.  Each design lists its
+ * kinds in its struct mcs_design (NULL-terminated), in the order a full
+ * drain takes them: stocks of bytes first.  Every stock struct has an unsigned long
+ * `flags` (FLUSHING_CACHED_CHARGE) and a `work` that drains it on its CPU.
+ * @stock: the per-CPU stock
+ * @flags_offset: offsetof() its flags word
+ * @work_offset: offsetof() its drain work
+ * @drain_fn: the drain work's function
+ * @holds: does @cpu's stock cache a page or a reference of @root's
+ *	subtree?  @any_slot: also slots with nothing left but a reference
+ * @cpu_dead: empty @cpu's stock, lock-free: @cpu is dead
+ */
+struct mcs_stock_kind {
+	void __percpu *stock;
+	size_t flags_offset;
+	size_t work_offset;
+	work_func_t drain_fn;
+	bool (*holds)(int cpu, struct mcs_memcg *root, bool any_slot);
+	void (*cpu_dead)(unsigned int cpu);
+};
+
+#define MCS_STOCK_KIND(var, type, drain, holds_fn, dead_fn) {		\
+	.stock = (void __percpu *)&(var),				\
+	.flags_offset = offsetof(type, flags),				\
+	.work_offset = offsetof(type, work),				\
+	.drain_fn = (drain),						\
+	.holds = (holds_fn),						\
+	.cpu_dead = (dead_fn),						\
+}
+
+static inline unsigned long *mcs_stock_flags(const struct mcs_stock_kind *kind, int cpu)
+{
+	return (void *)per_cpu_ptr(kind->stock, cpu) + kind->flags_offset;
+}
+
+static inline struct work_struct *mcs_stock_work(const struct mcs_stock_kind *kind, int cpu)
+{
+	return (void *)per_cpu_ptr(kind->stock, cpu) + kind->work_offset;
+}
+
+/**
+ * struct mcs_design - a stock design as the drains and the switch see it
+ * @name: its name (a mode's design is printed as this)
+ * @kinds: its kinds of per-CPU stock, NULL-terminated, bytes first
+ * @batches: a page charge that misses charges a whole batch and puts the
+ *	surplus into the stock (false: exact charges, no stock of pages)
+ * @memcgs_per_cpu: memcgs whose pages one CPU's page stock holds at once,
+ *	at most a batch (mcs_batch_now()) each once an operation completes (0:
+ *	no page stock; UINT_MAX: a stock per memcg, no limit); with the CPU
+ *	count it bounds the charge that the stocks strand
+ * @drain_memcg: for a design whose stocks live in the memcgs rather than
+ *	in per-CPU structs (no kinds): empty @memcg's stock of @cpu, or of
+ *	every CPU when @cpu < 0, from any CPU, lock-free; the drains walk
+ *	the subtree.  NULL for the others.
+ */
+struct mcs_design {
+	const char *name;
+	const struct mcs_stock_kind *const *kinds;
+	bool batches;
+	unsigned int memcgs_per_cpu;
+	void (*drain_memcg)(struct mcs_memcg *memcg, int cpu);
+};
+
+#endif /* MEMCG_STOCK_DESIGN_COMMON_H */
