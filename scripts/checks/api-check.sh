@@ -29,14 +29,17 @@ src=$("$here/../rig/fetch-source.sh" 7)
 fail=0
 
 # 1. layers
+# the objects the module was linked from (Kbuild's memcg_stock.mod), not
+# whatever .o files an older tree left in the build copy
 mech=()
-for o in "$M"/*.o "$M"/{objects,stocks,entry}/*.o; do
-	case ${o##*/} in
-	memcg_stock.o | memcg_stock_test.o | *.mod.o) ;;
-	*) mech+=("$o") ;;
+harness=()
+for o in $(cat "$M/memcg_stock.mod"); do
+	o=${o#"$M"/}	# (Kbuild writes absolute paths)
+	case $o in
+	harness/*) harness+=("$M/$o") ;;
+	*) mech+=("$M/$o") ;;
 	esac
 done
-harness=("$M"/harness/*.o)
 ((${#mech[@]} > 3 && ${#harness[@]} > 3)) || die "api-check: no objects in $M"
 up=$(comm -12 <(nm -u "${mech[@]}" | awk 'NF == 2 { print $2 }' | sort -u) \
 	<(nm --defined-only "${harness[@]}" | awk 'NF == 3 && $2 ~ /[TDBR]/ { print $3 }' | sort -u))
