@@ -2,14 +2,15 @@
 /*
  * The orchestration of the mechanism: what needs every design at once.
  * Offlining a memcg, limit changes, the switch between stock modes, and
- * the set-up and tear-down of the whole (module.c calls the last two).
+ * the set-up and tear-down of the whole (harness/module.c calls the last two).
  *
- * The layers, bottom up (scripts/checks/layers.txt has the table that make lint
- * checks): the page counters, the deferred releases and the slab caches;
- * objcgs; the memcg tree; the stock mode; the designs; the drains; the
- * page entry points; the byte entry points and the charge API; this file;
- * the module's wiring; the harness.  A file calls only into layers below
- * its own.
+ * The layers, bottom up, one folder each (scripts/checks/layers.txt has
+ * the table that make lint checks): objects/ (the page counters, the
+ * memcg tree, objcgs, deferred releases; slab_caches.c at the top level),
+ * stocks/ (the mode fence, the designs, the drains), entry/ (the page
+ * entry points, the charge API; objcg_stock.c and this file at the top
+ * level), then harness/ with the module's wiring.  A file uses only
+ * layers below its own, and files of its own layer without a cycle.
  *
  * Context rules: everything here needs task context and may sleep.
  * Offlines are serialised from start to end (offline_mutex): a parent is

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The byte entry points: mcs_obj_charge(), mcs_obj_uncharge() and their
- * accounted forms.
+ * The obj stock's entry points, the byte charges: mcs_obj_charge(),
+ * mcs_obj_uncharge() and their accounted forms.  The per-CPU obj stocks
+ * themselves are the designs' (stocks/), the objcg and its leftover are
+ * objects/objcg.c's.
  *
- * As the page entry points: each mode has its own entry functions, with
- * its design's byte hit inline, reached from one switch; the mode is
- * handed down to its design (stock_designs.h).  A byte charge that no
+ * As the page entry points (entry/charge_pages.c): each mode has its own
+ * entry functions, with its design's byte hit inline, reached from one
+ * switch; the mode is handed down to its design (stocks/stock_designs.h).  A byte charge that no
  * stock serves takes from the objcg's leftover, else charges whole pages
  * through the same mode's page entry (mcs_mode_charge_pages(): the same
  * design's page stock, no second read of the mode) and puts the rest of

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The bytes layer (scripts/checks/layers.txt: bytes): what charge_bytes.c and
+ * The byte charges (entry/ and objcg_stock.c): what objcg_stock.c and
  * charge.c declare beside their public functions, for each other and for
  * the KUnit module.
  */
@@ -9,7 +9,7 @@
 
 #include "objects/counters.h"
 
-/* charge_bytes.c: pages that a byte put gave back, through @mode's design */
+/* objcg_stock.c: pages that a byte put gave back, through @mode's design */
 void mcs_objcg_uncharge_pages(struct mcs_objcg *objcg, unsigned int nr_pages,
 			      enum mcs_stock_mode mode);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The pages layer (scripts/checks/layers.txt: pages): what charge_pages.c gives the
+ * The page entry points (entry/): what charge_pages.c gives the
  * byte entry points beside the public mcs_charge_pages() and
  * mcs_uncharge_pages().
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The orchestration (scripts/checks/layers.txt: orchestration, memcg_stock.c
- * compiled as memcg_stock_main.o): what it gives module.c, the harness and
+ * The orchestration (entry/; memcg_stock.c, compiled as
+ * entry/memcg_stock_main.o): what it gives harness/module.c, the harness and
  * the KUnit module beside the public API.
  */
 #ifndef MEMCG_STOCK_ORCHESTRATION_H

@@ -2,7 +2,7 @@
 /*
  * Module init and exit, and the wiring of the debugfs tree.
  *
- * The mechanism (the files of scripts/checks/layers.txt below the harness)
+ * The mechanism (objects/, stocks/, entry/ and the top-level sources)
  * is set up first and torn down last; the debugfs harness (stress, bench,
  * self-checks, the slab report) hangs below /sys/kernel/debug/memcg_stock
  * and is removed before the mechanism goes.  Nothing of the mechanism

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The bottom layer of memcg_stock.ko (scripts/checks/layers.txt: counters): the
+ * The bottom layer of memcg_stock.ko (objects/): the
  * layout of a memcg, which slab_caches.c allocates and every layer above
  * reads, and the declarations of page_counter.c, deferred.c, slab_caches.c
  * and kernel_log.c that the rest of the module uses.  It includes the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The memcg layer (scripts/checks/layers.txt: memcg): what memcg.c, the memcg tree,
- * gives the layers above.  The memcg's layout is in counters.h, below the
+ * The memcg tree's header (objects/, the bottom layer): what memcg.c gives
+ * the layers above.  The memcg's layout is in counters.h, below the
  * objcgs, which read it.
  */
 #ifndef MEMCG_STOCK_MEMCG_H

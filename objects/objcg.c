@@ -5,7 +5,7 @@
  *
  * An objcg charges on behalf of a memcg (objcg->memcg).  This file knows
  * no stock and charges nothing itself: the stock designs keep bytes of an
- * objcg in their per-CPU stocks, and the byte entry points (charge_bytes.c)
+ * objcg in their per-CPU stocks, and the byte entry points (objcg_stock.c)
  * charge its pages.  What lives here:
  *  - Lifetime: a percpu_ref; the last reference may be dropped in any
  *    context, NMI included (the release then goes through deferred.c).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The objcg layer (scripts/checks/layers.txt: objcg): the objcg, and what objcg.c
+ * The objcg's header (objects/, the bottom layer): the objcg, and what objcg.c
  * gives the layers above: lifetime, leftovers, statistics, reparenting,
  * and the byte take and put of the designs without a per-CPU obj stock.
  */

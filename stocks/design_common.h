@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What every stock design shares (scripts/checks/layers.txt: designs, and the obj
- * stock of mode "decoupled-7.3", one of design "decoupled"'s kinds): a
+ * What every stock design shares (stocks/; the obj stock of mode
+ * "decoupled-7.3" is one of design "decoupled"'s kinds): a
  * stock's answer to a charge, the stocks of design "decoupled", which
  * other designs size theirs after, the kinds of per-CPU stock as the drains
- * see them, and struct mcs_design.  It includes the layers below: the
- * mode fence, the memcg tree, the objcgs.
+ * see them, and struct mcs_design.  It includes the mode fence (stocks/)
+ * and the layer below: the memcg tree, the objcgs.
  */
 #ifndef MEMCG_STOCK_DESIGN_COMMON_H
 #define MEMCG_STOCK_DESIGN_COMMON_H

@@ -27,7 +27,7 @@
  *	drain of each
  *
  * and, in its header, static __always_inline, the paths that every mode's
- * own entry functions inline (charge_pages.c, charge_bytes.c), so that
+ * own entry functions inline (entry/charge_pages.c, objcg_stock.c), so that
  * each design's hit is reached the same way as every other's:
  *
  *   mcs_<name>_pages_take_fast(memcg, nr_pages, mode)
@@ -171,7 +171,7 @@ mcs_design_bytes_put(enum mcs_stock_mode mode, struct mcs_objcg *objcg, unsigned
 }
 
 /*
- * The entry functions of each mode (charge_pages.c, charge_bytes.c): the
+ * The entry functions of each mode (entry/charge_pages.c, objcg_stock.c): the
  * four calls of the exported API with the mode a constant, named after the
  * second column of the binding table.  The exported functions reach them
  * through mcs_mode_*() below with the mode they read (a switch, then a

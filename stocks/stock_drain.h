@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The drains layer (scripts/checks/layers.txt: drains): what stock_drain.c gives
+ * The drains (stocks/): what stock_drain.c gives
  * the set-up and the harness.  mcs_drain_all_stock() is public
  * (memcg_stock.h).
  */

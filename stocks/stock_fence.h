@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The mode layer (scripts/checks/layers.txt: mode): the stock mode and the charge
+ * The mode fence (stocks/): the stock mode and the charge
  * batch as the charge paths read them, the mode fence, and its test hooks
  * (stock_fence.c).  Every design reads the mode through this header.
  */
