@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench-profile.py DIR BLOCKS: the tables of scripts/bench-profile.sh.
+"""bench-profile.py DIR BLOCKS: the tables of scripts/bench/bench-profile.sh.
 
 DIR holds blocks.txt (the tbcount plugin's intervals), console.log (the
 MCS-PROFILE result lines and the guest's text symbols) and jobs.txt.  Run r

@@ -21,17 +21,17 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:?usage: build-debug-kernel.sh generic|rt|numa|kasan|kcsan}
-frags=("$MCS_SRC/scripts/configs/debug-6.12.config")
+frags=("$MCS_SRC/scripts/rig/configs/debug-6.12.config")
 case $variant in
 generic) ;;
-rt) frags+=("$MCS_SRC/scripts/configs/debug-6.12-rt.config") ;;
-numa) frags+=("$MCS_SRC/scripts/configs/debug-6.12-numa.config") ;;
-kasan) frags+=("$MCS_SRC/scripts/configs/debug-6.12-kasan.config") ;;
-kcsan) frags+=("$MCS_SRC/scripts/configs/debug-6.12-kcsan.config") ;;
+rt) frags+=("$MCS_SRC/scripts/rig/configs/debug-6.12-rt.config") ;;
+numa) frags+=("$MCS_SRC/scripts/rig/configs/debug-6.12-numa.config") ;;
+kasan) frags+=("$MCS_SRC/scripts/rig/configs/debug-6.12-kasan.config") ;;
+kcsan) frags+=("$MCS_SRC/scripts/rig/configs/debug-6.12-kcsan.config") ;;
 *) die "unknown variant '$variant' (generic|rt|numa|kasan|kcsan)" ;;
 esac
 
-src=$("$MCS_SRC/scripts/fetch-source.sh" 6.12)
+src=$("$MCS_SRC/scripts/rig/fetch-source.sh" 6.12)
 key=$( {
 	basename "$src"
 	# the options, not the licence line, make the kernel

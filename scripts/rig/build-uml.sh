@@ -15,7 +15,7 @@ set -euo pipefail
 flavour=${MCS_UML_FLAVOUR:-debug}
 case $flavour in
 debug | debug-up)
-	frag=$MCS_SRC/scripts/configs/uml.config
+	frag=$MCS_SRC/scripts/rig/configs/uml.config
 	# Options whose absence makes the whole rig pointless: fail on them.
 	required=(KUNIT MODULES PROVE_LOCKING KASAN DEBUG_FS HOSTFS)
 	if [[ $flavour == debug ]]; then
@@ -25,19 +25,19 @@ debug | debug-up)
 		frag=$(mktemp)
 		trap 'rm -f "$frag"' EXIT
 		sed -e 's/^CONFIG_SMP=y$/# CONFIG_SMP is not set/' -e 's/^CONFIG_NR_CPUS=4$//' \
-			"$MCS_SRC/scripts/configs/uml.config" >"$frag"
+			"$MCS_SRC/scripts/rig/configs/uml.config" >"$frag"
 		grep -qx '# CONFIG_SMP is not set' "$frag" ||
 			die "uml.config has no CONFIG_SMP=y line to turn off"
 	fi
 	;;
 bench)
-	frag=$MCS_SRC/scripts/configs/uml-bench.config
+	frag=$MCS_SRC/scripts/rig/configs/uml-bench.config
 	required=(SMP MODULES DEBUG_FS HOSTFS)
 	;;
 *) die "unknown MCS_UML_FLAVOUR=$flavour" ;;
 esac
 
-src=$("$MCS_SRC/scripts/fetch-source.sh" 7)
+src=$("$MCS_SRC/scripts/rig/fetch-source.sh" 7)
 [[ -d $src ]] || die "fetch-source.sh did not give a source tree"
 
 # base: what every object file depends on; key: base + the fragment.

@@ -43,6 +43,9 @@ declare -A after=([vmtest.sh]=prepare-kernels.sh
 # before it (at nice 10 they ended after it, later than without nice).
 # kunit-uml's guest has timed cases: not niced.
 declare -A nice_of=([lint.sh]=5 [dkms-check.sh]=5 [compile-check.sh]=5)
+# where a stage's script lies: the rig's here, the repository's checks in
+# scripts/checks
+declare -A dir_of=([lint.sh]=$MCS_SCRIPTS/checks)
 parallel=${CHECK_PARALLEL:-1}
 L=$MCS_OUT/check
 rm -rf "$L"
@@ -75,7 +78,7 @@ if [[ $parallel == 0 ]]; then
 		start[$s]=$SECONDS
 		log "check: ==== ${s%.sh} ===="
 		rc=0
-		( "$here/$s" && times > "$L/${s%.sh}.times" ) || rc=$?
+		( "${dir_of[$s]:-$here}/$s" && times > "$L/${s%.sh}.times" ) || rc=$?
 		done_stage "$s" "$rc"
 	done
 else
@@ -89,7 +92,7 @@ else
 		start[$1]=$SECONDS
 		log "check: $n started (log $L/$n.log)"
 		rm -f "$L/$n.rc"
-		( rc=0; ${nice_of[$1]:+nice -n "${nice_of[$1]}"} "$here/$1" > "$L/$n.log" 2>&1 || rc=$?
+		( rc=0; ${nice_of[$1]:+nice -n "${nice_of[$1]}"} "${dir_of[$1]:-$here}/$1" > "$L/$n.log" 2>&1 || rc=$?
 		  times > "$L/$n.times"
 		  echo "$rc" > "$L/$n.rc.tmp"
 		  mv "$L/$n.rc.tmp" "$L/$n.rc" ) &

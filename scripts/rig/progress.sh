@@ -3,7 +3,7 @@
 # Progress lines and closing summaries of the long rig jobs (make check,
 # make soak, make bench): sourced after lib.sh.  Run as a command,
 # `scripts/rig/progress.sh COMMAND [ARGS...]` runs COMMAND with progress lines,
-# e.g. scripts/rig/progress.sh scripts/kunit-uml.sh.
+# e.g. scripts/rig/progress.sh scripts/rig/kunit-uml.sh.
 #
 #   mcs_progress_start LABEL   print a line every MCS_PROGRESS_SECONDS
 #                              (default 30; 0: none) to stderr until
