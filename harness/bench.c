@@ -97,7 +97,7 @@
  *
  * workload=replay runs the trace loaded into "trace_load" through the
  * mode instead (harness/replay.c: its own kthreads, one per recorded CPU;
- * clients, pmu and entry do not apply: it calls the exported functions;
+ * clients and pmu do not apply; entry= as for the other workloads;
  * memcgs=1, no hardirq, nmi or shared).
  *
  * With pmu=hw each client CPU counts instructions and cycles in a pair
@@ -358,52 +358,10 @@ static DEFINE_PER_CPU(unsigned long, bench_floor);
 static DEFINE_PER_CPU(local_trylock_t, bench_trylock) = INIT_LOCAL_TRYLOCK(bench_trylock);
 static atomic_long_t bench_atomic = ATOMIC_LONG_INIT(0);
 
-/*
- * What the clients call (@e): the entry functions of the run's mode
- * directly (entry=mode), one direct call as a build of that one design
- * would make, the same for every mode; or the exported functions
- * (entry=exported: BENCH_EXPORTED), which first switch on the mode.  @e is
- * a constant in each client's loop (bench_load_of()).
- */
-#define BENCH_EXPORTED	NR_MCS_MODES
-
-static __always_inline int bench_charge_pages(int e, struct mcs_memcg *memcg, gfp_t gfp,
-					      unsigned int nr_pages)
-{
-	if (e == BENCH_EXPORTED)
-		return mcs_charge_pages(memcg, gfp, nr_pages);
-	return mcs_mode_charge_pages(e, memcg, gfp, nr_pages);
-}
-
-static __always_inline void bench_uncharge_pages(int e, struct mcs_memcg *memcg,
-						 unsigned int nr_pages)
-{
-	if (e == BENCH_EXPORTED)
-		mcs_uncharge_pages(memcg, nr_pages);
-	else
-		mcs_mode_uncharge_pages(e, memcg, nr_pages);
-}
-
-static __always_inline int bench_obj_charge(int e, struct mcs_objcg *objcg, gfp_t gfp,
-					    size_t size)
-{
-	if (e == BENCH_EXPORTED)
-		return mcs_obj_charge(objcg, gfp, size);
-	return mcs_mode_obj_charge(e, objcg, gfp, size);
-}
-
-static __always_inline void bench_obj_uncharge(int e, struct mcs_objcg *objcg, size_t size)
-{
-	if (e == BENCH_EXPORTED)
-		mcs_obj_uncharge(objcg, size);
-	else
-		mcs_mode_obj_uncharge(e, objcg, size);
-}
-
-/* The entries of the run: its mode, or BENCH_EXPORTED. */
+/* The entries of the run (harness.h): its mode, or MCS_ENTRY_EXPORTED. */
 static int bench_entry(const struct bench_run *run)
 {
-	return run->p.exported ? BENCH_EXPORTED : run->p.mode;
+	return run->p.exported ? MCS_ENTRY_EXPORTED : run->p.mode;
 }
 
 /* One charge/uncharge pair of the workload; false on an unexpected error. */
@@ -424,14 +382,14 @@ static __always_inline bool bench_op_of(int e, struct bench_run *run, struct mcs
 		return true;
 	}
 	if (wl == WL_PAGES || (wl == WL_MIXED && (i & 1))) {
-		if (bench_charge_pages(e, memcg, gfp, 1))
+		if (mcs_entry_charge_pages(e, memcg, gfp, 1))
 			return false;
-		bench_uncharge_pages(e, memcg, 1);
+		mcs_entry_uncharge_pages(e, memcg, 1);
 		return true;
 	}
-	if (bench_obj_charge(e, objcg, gfp, BENCH_OBJ_SIZE))
+	if (mcs_entry_obj_charge(e, objcg, gfp, BENCH_OBJ_SIZE))
 		return false;
-	bench_obj_uncharge(e, objcg, BENCH_OBJ_SIZE);
+	mcs_entry_obj_uncharge(e, objcg, BENCH_OBJ_SIZE);
 	return true;
 }
 
@@ -447,11 +405,7 @@ static noinline bool bench_op_##t(struct bench_run *run, struct mcs_memcg *memcg
 	return bench_op_of(m, run, memcg, objcg, i, gfp);		\
 }
 
-#define BENCH_ENTRIES(BIND)						\
-	MCS_STOCK_DESIGNS(BIND)						\
-	BIND(BENCH_EXPORTED, exported, exported)
-
-BENCH_ENTRIES(BENCH_OP_OF)
+MCS_HARNESS_ENTRIES(BENCH_OP_OF)
 
 #define BENCH_OP_CASE(m, t, d)						\
 	case m: return bench_op_##t(run, memcg, objcg, i, gfp);
@@ -460,7 +414,7 @@ static __always_inline bool bench_op(int e, struct bench_run *run, struct mcs_me
 				     struct mcs_objcg *objcg, u64 i, gfp_t gfp)
 {
 	switch (e) {
-	BENCH_ENTRIES(BENCH_OP_CASE)
+	MCS_HARNESS_ENTRIES(BENCH_OP_CASE)
 	}
 	return false;
 }
@@ -472,9 +426,9 @@ static __always_inline bool bench_op(int e, struct bench_run *run, struct mcs_me
  */
 static __always_inline bool bench_drain_op(int e, struct mcs_memcg *memcg)
 {
-	if (bench_charge_pages(e, memcg, GFP_KERNEL, 1))
+	if (mcs_entry_charge_pages(e, memcg, GFP_KERNEL, 1))
 		return false;
-	bench_uncharge_pages(e, memcg, 1);
+	mcs_entry_uncharge_pages(e, memcg, 1);
 	mcs_drain_all_stock(memcg, true);
 	return true;
 }
@@ -483,9 +437,9 @@ static __always_inline bool bench_drain_op(int e, struct mcs_memcg *memcg)
 static __always_inline bool bench_sized_op(int e, struct bench_run *run,
 					   struct mcs_objcg *objcg)
 {
-	if (bench_obj_charge(e, objcg, GFP_KERNEL, run->obj_size))
+	if (mcs_entry_obj_charge(e, objcg, GFP_KERNEL, run->obj_size))
 		return false;
-	bench_obj_uncharge(e, objcg, run->obj_size);
+	mcs_entry_obj_uncharge(e, objcg, run->obj_size);
 	return true;
 }
 
@@ -502,13 +456,14 @@ static long bench_cross_move(int e, struct bench_client *c, bool bytes, long n, 
 	for (; done < n && !ret; done += k) {
 		k = min(n - done, BENCH_CROSS_CHUNK);
 		if (bytes && charge)
-			ret = bench_obj_charge(e, c->op_objcg[0], GFP_KERNEL, k * BENCH_OBJ_SIZE);
+			ret = mcs_entry_obj_charge(e, c->op_objcg[0], GFP_KERNEL,
+						   k * BENCH_OBJ_SIZE);
 		else if (bytes)
-			bench_obj_uncharge(e, c->op_objcg[0], k * BENCH_OBJ_SIZE);
+			mcs_entry_obj_uncharge(e, c->op_objcg[0], k * BENCH_OBJ_SIZE);
 		else if (charge)
-			ret = bench_charge_pages(e, c->op_memcg[0], GFP_KERNEL, k);
+			ret = mcs_entry_charge_pages(e, c->op_memcg[0], GFP_KERNEL, k);
 		else
-			bench_uncharge_pages(e, c->op_memcg[0], k);
+			mcs_entry_uncharge_pages(e, c->op_memcg[0], k);
 	}
 	return ret ? done - k : done;
 }
@@ -527,16 +482,16 @@ static __always_inline bool bench_cross_op(int e, struct bench_client *c, bool b
 {
 	struct bench_client *prev = c->prev;
 
-	if (bytes ? bench_obj_charge(e, c->op_objcg[0], GFP_KERNEL, BENCH_OBJ_SIZE) :
-		    bench_charge_pages(e, c->op_memcg[0], GFP_KERNEL, 1))
+	if (bytes ? mcs_entry_obj_charge(e, c->op_objcg[0], GFP_KERNEL, BENCH_OBJ_SIZE) :
+		    mcs_entry_charge_pages(e, c->op_memcg[0], GFP_KERNEL, 1))
 		return false;
 	atomic_long_inc(&c->handed);
 	if (!atomic_long_add_unless(&prev->handed, -1, 0))
 		return true;
 	if (bytes)
-		bench_obj_uncharge(e, prev->op_objcg[0], BENCH_OBJ_SIZE);
+		mcs_entry_obj_uncharge(e, prev->op_objcg[0], BENCH_OBJ_SIZE);
 	else
-		bench_uncharge_pages(e, prev->op_memcg[0], 1);
+		mcs_entry_uncharge_pages(e, prev->op_memcg[0], 1);
 	c->cross++;
 	return true;
 }
@@ -554,12 +509,12 @@ static __always_inline bool bench_limit_op(int e, struct bench_client *c, gfp_t 
 	int ret;
 
 	if (c->releasing) {
-		bench_uncharge_pages(e, c->op_memcg[0], 1);
+		mcs_entry_uncharge_pages(e, c->op_memcg[0], 1);
 		c->releasing = --c->live;
 		return true;
 	}
 	c->charges++;
-	ret = bench_charge_pages(e, c->op_memcg[0], gfp, 1);
+	ret = mcs_entry_charge_pages(e, c->op_memcg[0], gfp, 1);
 	if (ret) {
 		c->refusals++;
 		c->releasing = c->live;
@@ -733,7 +688,7 @@ static __always_inline u64 bench_client_load(int e, struct bench_client *c)
 		return bench_load(e, c, LOOP_PLAIN);
 	ops = bench_limit_load(e, c, run->p.workload == WL_LIMIT_NOWAIT ? GFP_NOWAIT : GFP_KERNEL);
 	for (; c->live; c->live--)
-		bench_uncharge_pages(e, c->op_memcg[0], 1);
+		mcs_entry_uncharge_pages(e, c->op_memcg[0], 1);
 	return ops;
 }
 
@@ -744,7 +699,7 @@ static noinline u64 bench_load_##t(struct bench_client *c)		\
 	return bench_client_load(m, c);					\
 }
 
-BENCH_ENTRIES(BENCH_LOAD_OF)
+MCS_HARNESS_ENTRIES(BENCH_LOAD_OF)
 
 #define BENCH_LOAD_CASE(m, t, d)					\
 	case m: return bench_load_##t(c);
@@ -752,7 +707,7 @@ BENCH_ENTRIES(BENCH_LOAD_OF)
 static u64 bench_load_of(struct bench_client *c)
 {
 	switch (bench_entry(c->run)) {
-	BENCH_ENTRIES(BENCH_LOAD_CASE)
+	MCS_HARNESS_ENTRIES(BENCH_LOAD_CASE)
 	}
 	c->errors++;
 	return 0;
@@ -1341,7 +1296,7 @@ static int bench_replay(const struct bench_params *p, enum mcs_error_kind *why)
 
 	if (!result)
 		return -ENOMEM;
-	ret = mcs_replay_bench(p->mode, p->batch, result, BENCH_RESULT_MAX, why);
+	ret = mcs_replay_bench(p->mode, p->batch, p->exported, result, BENCH_RESULT_MAX, why);
 	if (!ret) {
 		mutex_lock(&bench_result_lock);
 		strscpy(bench_result, result, sizeof(bench_result));

@@ -166,6 +166,53 @@ int mcs_input_match(struct mcs_input *in, const char *val,
 int mcs_input_key(struct mcs_input *in, const char *key, const char * const *names,
 		  unsigned int n);
 
+/*
+ * The entries a harness client calls (@e): the entry functions of a stock
+ * mode directly (@e the mode), one direct call as a build of that one
+ * design would make, the same for every mode; or the exported functions
+ * (@e MCS_ENTRY_EXPORTED), which first switch on the mode.  @e is a
+ * constant in each function that MCS_HARNESS_ENTRIES() instantiates, so
+ * the switch of mcs_mode_*() folds away (bench.c, replay.c).
+ */
+#define MCS_ENTRY_EXPORTED	NR_MCS_MODES
+
+#define MCS_HARNESS_ENTRIES(BIND)					\
+	MCS_STOCK_DESIGNS(BIND)						\
+	BIND(MCS_ENTRY_EXPORTED, exported, exported)
+
+static __always_inline int mcs_entry_charge_pages(int e, struct mcs_memcg *memcg, gfp_t gfp,
+						  unsigned int nr_pages)
+{
+	if (e == MCS_ENTRY_EXPORTED)
+		return mcs_charge_pages(memcg, gfp, nr_pages);
+	return mcs_mode_charge_pages(e, memcg, gfp, nr_pages);
+}
+
+static __always_inline void mcs_entry_uncharge_pages(int e, struct mcs_memcg *memcg,
+						     unsigned int nr_pages)
+{
+	if (e == MCS_ENTRY_EXPORTED)
+		mcs_uncharge_pages(memcg, nr_pages);
+	else
+		mcs_mode_uncharge_pages(e, memcg, nr_pages);
+}
+
+static __always_inline int mcs_entry_obj_charge(int e, struct mcs_objcg *objcg, gfp_t gfp,
+						size_t size)
+{
+	if (e == MCS_ENTRY_EXPORTED)
+		return mcs_obj_charge(objcg, gfp, size);
+	return mcs_mode_obj_charge(e, objcg, gfp, size);
+}
+
+static __always_inline void mcs_entry_obj_uncharge(int e, struct mcs_objcg *objcg, size_t size)
+{
+	if (e == MCS_ENTRY_EXPORTED)
+		mcs_obj_uncharge(objcg, size);
+	else
+		mcs_mode_obj_uncharge(e, objcg, size);
+}
+
 /* bench.c */
 void mcs_bench_init(struct dentry *dir);
 
@@ -176,8 +223,8 @@ void mcs_record_exit(void);
 /* replay.c: load a recorded stream (debugfs "trace_load") and replay it */
 void mcs_replay_init(struct dentry *dir);
 void mcs_replay_exit(void);
-int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, char *result, size_t size,
-		     enum mcs_error_kind *why);
+int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported,
+		     char *result, size_t size, enum mcs_error_kind *why);
 
 /* kernel_cost.c: the kernel's own memcg accounting, beside the bench */
 void mcs_kernel_cost_init(struct dentry *dir);

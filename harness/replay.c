@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs "trace_load" and the benchmark's workload=replay: a recorded
- * charge stream (trace_format.h, harness/record.c) pushed through the
- * current stock mode's public entry points, the same order every time.
+ * charge stream (trace_format.h, harness/record.c) pushed through a stock
+ * mode's own entry functions (or, with entry=exported, the exported
+ * functions, as the benchmark's clients call them), the same order every
+ * time.
  *
  *   cat NAME.mcstrace > trace_load        (one trace, any number of writes)
  *   cat trace_load                        (what is loaded, or the last error)
@@ -441,6 +443,8 @@ static const struct file_operations trace_load_fops = {
 /**
  * struct replay_run - one replay of the loaded trace
  * @t: the trace (replay_lock held)
+ * @entry: the entries the events go through (harness.h: the mode, or
+ *	   MCS_ENTRY_EXPORTED)
  * @parent: the memcg above the trace's
  * @memcg: one per memcg of the trace's table
  * @objcg: theirs
@@ -462,6 +466,7 @@ static const struct file_operations trace_load_fops = {
  */
 struct replay_run {
 	struct replay_trace *t;
+	int entry;
 	struct mcs_memcg *parent;
 	struct mcs_memcg **memcg;
 	struct mcs_objcg **objcg;
@@ -483,8 +488,12 @@ struct replay_worker {
 	int cpu;
 };
 
-/* One event, in its recorded context where the harness can make it. */
-static u64 replay_event(struct replay_run *run, const struct mcs_trace_event *e)
+/*
+ * One event, in its recorded context where the harness can make it,
+ * through the entries @m (harness.h: a mode's, or MCS_ENTRY_EXPORTED).
+ */
+static __always_inline u64 replay_event(int m, struct replay_run *run,
+					const struct mcs_trace_event *e)
 {
 	u8 ctx = e->flags & MCS_TRACE_CTX_MASK;
 	gfp_t gfp = (e->flags & MCS_TRACE_NOWAIT) || ctx != MCS_TRACE_TASK ?
@@ -513,18 +522,18 @@ static u64 replay_event(struct replay_run *run, const struct mcs_trace_event *e)
 	t0 = ktime_get_ns();
 	switch (e->kind) {
 	case MCS_TRACE_PAGE_CHARGE:
-		ret = mcs_charge_pages(memcg, gfp, n);
+		ret = mcs_entry_charge_pages(m, memcg, gfp, n);
 		break;
 	case MCS_TRACE_BYTE_CHARGE:
-		ret = mcs_obj_charge(objcg, gfp, n);
+		ret = mcs_entry_obj_charge(m, objcg, gfp, n);
 		break;
 	case MCS_TRACE_PAGE_UNCHARGE:
 		if (n)
-			mcs_uncharge_pages(memcg, n);
+			mcs_entry_uncharge_pages(m, memcg, n);
 		break;
 	case MCS_TRACE_BYTE_UNCHARGE:
 		if (n)
-			mcs_obj_uncharge(objcg, n);
+			mcs_entry_obj_uncharge(m, objcg, n);
 		break;
 	default:
 		atomic_inc(&run->recorded_refusals);
@@ -567,7 +576,7 @@ static bool replay_wait(struct replay_run *run, unsigned int i)
 }
 
 /* One recorded CPU's events, each in turn with the other CPUs'. */
-static int replay_worker_fn(void *arg)
+static __always_inline int replay_worker_of(int m, void *arg)
 {
 	struct replay_worker *w = arg;
 	struct replay_run *run = w->run;
@@ -580,7 +589,7 @@ static int replay_worker_fn(void *arg)
 			continue;
 		if (!replay_wait(run, i))
 			break;
-		t = replay_event(run, &e[i]);
+		t = replay_event(m, run, &e[i]);
 		atomic_set_release(&run->cursor, i + 1);
 		if (t > REPLAY_INTERRUPTED_NS)
 			continue;
@@ -592,6 +601,31 @@ static int replay_worker_fn(void *arg)
 	if (atomic_dec_and_test(&run->left))
 		complete(&run->done);
 	return 0;
+}
+
+/*
+ * The worker once per entry (MCS_HARNESS_ENTRIES), so that each calls its
+ * entries directly, and the choice of one, once per replay.
+ */
+#define REPLAY_WORKER_OF(m, t, d)					\
+static int replay_worker_##t(void *arg)					\
+{									\
+	return replay_worker_of(m, arg);				\
+}
+
+MCS_HARNESS_ENTRIES(REPLAY_WORKER_OF)
+
+#define REPLAY_WORKER_CASE(m, t, d)					\
+	case m: return replay_worker_##t;
+
+typedef int (*replay_worker_t)(void *arg);
+
+static replay_worker_t replay_worker(int m)
+{
+	switch (m) {
+	MCS_HARNESS_ENTRIES(REPLAY_WORKER_CASE)
+	}
+	return NULL;
 }
 
 /* The cost of a clock read pair, the lowest of a few. */
@@ -770,10 +804,12 @@ static int replay_stream(struct replay_run *run, struct replay_worker *w)
 		w[n].cpu = cpu;
 		n++;
 	}
+	if (!replay_worker(run->entry))
+		return -EINVAL;
 	atomic_set(&run->left, n + 1);
 	for (i = 0; i < n; i++) {
-		struct task_struct *task = kthread_create(replay_worker_fn, &w[i], "mcs_replay/%d",
-							  w[i].cpu);
+		struct task_struct *task = kthread_create(replay_worker(run->entry), &w[i],
+							  "mcs_replay/%d", w[i].cpu);
 
 		if (IS_ERR(task)) {
 			/* the ones started give up at once */
@@ -858,8 +894,10 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 	u64 tenths = ns * 10 / max_t(u64, timed, 1);
 
 	snprintf(result, size,
-		 "mode=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u ns=%llu ns_per_op=%llu.%llu interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu cached_after_drain=%u verdict=%s\n",
-		 mcs_stock_mode_name(mode), MCS_TRACE_NAME_LEN, h->workload,
+		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u ns=%llu ns_per_op=%llu.%llu interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu cached_after_drain=%u verdict=%s\n",
+		 mcs_stock_mode_name(mode),
+		 run->entry == MCS_ENTRY_EXPORTED ? "exported" : "mode",
+		 MCS_TRACE_NAME_LEN, h->workload,
 		 MCS_TRACE_RELEASE_LEN, h->release, mcs_charge_batch(), h->nr_cpus, h->nr_memcgs,
 		 h->nr_events, h->nr_events, ns, tenths / 10, tenths % 10, h->nr_events - timed,
 		 ev[MCS_STOCK_HIT], ev[MCS_STOCK_MISS], ev[MCS_TRYLOCK_FAIL], ev[MCS_REFILL],
@@ -907,6 +945,7 @@ static int replay_measure(struct replay_run *run, struct replay_worker *w,
  * mcs_replay_bench() - replay the loaded trace through one stock mode
  * @mode: the stock mode to replay through (restored afterwards)
  * @batch: charge batch for the replay, 0 for the module's
+ * @exported: through the exported functions, not @mode's own entries
  * @result: the result line
  * @size: its room
  * @why: set to the kind of error_log entry a failure calls for (left
@@ -919,8 +958,8 @@ static int replay_measure(struct replay_run *run, struct replay_worker *w,
  * %MCS_ERR_TRACE_CPU), -ENOMEM, or the error of a mode switch (both
  * %MCS_ERR_FAILED).
  */
-int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, char *result, size_t size,
-		     enum mcs_error_kind *why)
+int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported,
+		     char *result, size_t size, enum mcs_error_kind *why)
 {
 	enum mcs_stock_mode found = mcs_stock_get_mode();
 	unsigned int old_batch = mcs_charge_batch();
@@ -940,6 +979,7 @@ int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, char *result,
 		goto unlock;
 	run->why = MCS_ERR_FAILED;
 	run->t = replay_loaded;
+	run->entry = exported ? MCS_ENTRY_EXPORTED : mode;
 	init_completion(&run->done);
 	run->memcg = kcalloc(max(run->t->h->nr_memcgs, 1U), sizeof(*run->memcg), GFP_KERNEL);
 	run->objcg = kcalloc(max(run->t->h->nr_memcgs, 1U), sizeof(*run->objcg), GFP_KERNEL);

@@ -8,6 +8,9 @@
  * trace, and agree with a second replay through the same mode on every
  * count (hits, misses, refills, drains, trylock failures, refusals,
  * stranded pages): the events run one at a time in the trace's order.
+ * The first replay goes through the mode's own entry functions
+ * (entry=mode), the second through the exported functions
+ * (entry=exported): the same design either way, so the same counts.
  * Before the load, a replay is refused (ENOENT: nothing loaded).  On a
  * machine with fewer online CPUs than the trace uses, the load must be
  * refused (EINVAL) and the replays are skipped with the reason.
@@ -40,12 +43,12 @@ static unsigned int trace_cpus(void)
 	return n;
 }
 
-static int run_replay(const char *mode, char *res, size_t size)
+static int run_replay(const char *mode, const char *entry, char *res, size_t size)
 {
 	char cmd[96];
 	int ret;
 
-	snprintf(cmd, sizeof(cmd), "mode=%s workload=replay", mode);
+	snprintf(cmd, sizeof(cmd), "mode=%s entry=%s workload=replay", mode, entry);
 	ret = mcs_puts("bench", cmd);
 	if (ret)
 		return ret;
@@ -107,13 +110,13 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(modes); i++) {
 		int ok, same = 1;
 
-		ret = run_replay(modes[i], a, sizeof(a));
+		ret = run_replay(modes[i], "mode", a, sizeof(a));
 		if (ret == -EINVAL && i >= 6) {
 			ksft_test_result_skip("replay %s: no such mode in this module\n", modes[i]);
 			continue;
 		}
 		if (!ret)
-			ret = run_replay(modes[i], b, sizeof(b));
+			ret = run_replay(modes[i], "exported", b, sizeof(b));
 		if (ret) {
 			ksft_test_result_fail("replay %s: %s\n", modes[i], strerror(-ret));
 			continue;
@@ -128,8 +131,9 @@ int main(void)
 			}
 		}
 		ok = strstr(a, "verdict=PASS") && strstr(b, "verdict=PASS") &&
+		     strstr(a, " entry=mode ") && strstr(b, " entry=exported ") &&
 		     field(a, "ops") == h->nr_events && same;
-		ksft_test_result(ok, "replay %s: twice, verdict PASS, %u events, same counts\n",
+		ksft_test_result(ok, "replay %s: twice (its entries, then the exported ones), verdict PASS, %u events, same counts\n",
 				 modes[i], h->nr_events);
 	}
 	ksft_finished();

@@ -24,11 +24,15 @@
 #                                 mode's entry functions (m, a constant, in
 #                                 both) and the "case m: return ...;" of
 #                                 the exported functions' switch
-#   harness/bench.c COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
+#   harness/harness.h COMPLEX_MACRO,MACRO_ARG_REUSE
 #                                 the same list plus the exported functions
-#                                 (BENCH_ENTRIES) instantiates the
-#                                 benchmark's pair and loop once per entry,
-#                                 and the switch that picks one
+#                                 (MCS_HARNESS_ENTRIES), for the harness
+#   harness/bench.c COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
+#   harness/replay.c MACRO_ARG_UNUSED,TRAILING_SEMICOLON
+#                                 that list instantiates the benchmark's
+#                                 pair and loop, and the replay's worker,
+#                                 once per entry, and the switch that picks
+#                                 one
 #   selftests/* PREFER_KERNEL_TYPES,VOLATILE,LONG_LINE_STRING  user-space
 #                                 programs (kselftest style): C types such as
 #                                 uint64_t, volatile sig_atomic_t flags for
@@ -44,7 +48,9 @@ declare -A ignore=(
 	[stocks/stock_designs.h]=COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON,BRACKET_SPACE
 	[entry/charge_pages.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
 	[objcg_stock.c]=MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
+	[harness/harness.h]=COMPLEX_MACRO,MACRO_ARG_REUSE
 	[harness/bench.c]=COMPLEX_MACRO,MACRO_ARG_REUSE,MACRO_ARG_UNUSED,TRAILING_SEMICOLON
+	[harness/replay.c]=MACRO_ARG_UNUSED,TRAILING_SEMICOLON
 )
 
 # the docs first: no kernel tree needed
