@@ -34,8 +34,9 @@ esac
 src=$("$MCS_SRC/scripts/rig/fetch-source.sh" 6.12)
 key=$( {
 	basename "$src"
-	# the options, not the licence line, make the kernel
-	grep -hv '^# SPDX-License-Identifier:' "${frags[@]}"
+	# the options make the kernel, not the comments ("# CONFIG_X is not
+	# set" is an option)
+	grep -hE '^CONFIG_|^# CONFIG_.* is not set' "${frags[@]}"
 	gcc --version | head -1
 	pahole --version
 } | sha256sum | cut -c1-12)
