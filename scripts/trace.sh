@@ -14,11 +14,12 @@
 # binary with the libraries ldd finds for it goes into the guest as a tar.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/trace/pkgs.sh"
 
 workload=${1:-many-cgroups}
 case $workload in
-many-cgroups | fork-storm | stress-fork | stress-switch) ;;
-*) die "WORKLOAD=$workload: expected many-cgroups, fork-storm, stress-fork or stress-switch" ;;
+many-cgroups | fork-storm | stress-fork | stress-switch | kbuild | loopback) ;;
+*) die "WORKLOAD=$workload: expected many-cgroups, fork-storm, stress-fork, stress-switch, kbuild or loopback" ;;
 esac
 kernel=${TRACE_KERNEL:-deb-amd64}
 smp=${TRACE_SMP:-4}
@@ -33,26 +34,8 @@ mkdir -p "$out"
 # into the cache; OUT a tar of BIN and every library ldd resolves for it
 # (from that root first), paths as in the root filesystem.
 pkg_tar() {
-	local pkg=$1 bin=$2 tarf=$3 root=$MCS_CACHE/trace-pkgs/$1 deb lib libdirs list
-	if [[ ! -x $root$bin ]]; then
-		mcs_apt_setup
-		rm -rf "$root.tmp"
-		mkdir -p "$root.tmp/debs"
-		mapfile -t list < <(mcs_apt apt-cache depends --recurse --no-recommends \
-			--no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
-			-o APT::Default-Release=bookworm "$pkg" | grep -E '^[a-z0-9]' |
-			grep -vE 't64$|^openssl-provider-legacy$' | sort -u)
-		# (the t64 renames of sid are alternatives of bookworm's libraries)
-		((${#list[@]})) || die "apt-cache knows no $pkg"
-		(cd "$root.tmp/debs" &&
-			mcs_apt apt-get -q -o APT::Default-Release=bookworm download "${list[@]}" >&2) ||
-			die "could not download $pkg and its libraries"
-		for deb in "$root.tmp"/debs/*.deb; do
-			dpkg-deb -x "$deb" "$root.tmp"
-		done
-		rm -rf "$root.tmp/debs" "$root"
-		mv "$root.tmp" "$root"
-	fi
+	local pkg=$1 bin=$2 tarf=$3 root=$MCS_CACHE/trace-pkgs/$1 lib libdirs list
+	[[ -x $root$bin ]] || { rm -rf "$root"; pkg_unpack "$root" "$pkg"; }
 	[[ -x $root$bin ]] || die "no $bin in $pkg"
 	libdirs=$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu
 	list=("$bin")
@@ -73,15 +56,23 @@ rm -rf "$pkgdir"
 mkdir -p "$pkgdir"
 case $workload in
 stress-*) pkg_tar stress-ng /usr/bin/stress-ng "$pkgdir/stress-ng.tar" ;;
+loopback) pkg_tar iperf3 /usr/bin/iperf3 "$pkgdir/iperf3.tar" ;;
+kbuild)
+	# the compiler as whole packages, zlib's tree configured on this host
+	pkg_root_tar toolchain "$pkgdir/toolchain.tar" gcc gcc-12 libc6-dev make binutils
+	src_tar zlib build/zlib "$pkgdir/zlib.tar" ;;
 esac
 script=$out/guest-$workload.sh
 {
 	printf 'TRACE_WORKLOAD=%s\nTRACE_CGROUPS=%s\n' "$workload" "${TRACE_CGROUPS:-64}"
+	printf 'TRACE_ROUNDS=%s\nTRACE_OPS=%s\nTRACE_BYTES=%s\n' "${TRACE_ROUNDS:-12}" "${TRACE_OPS:-}" "${TRACE_BYTES:-4M}"
 	cat "$MCS_RIG/trace/guest.sh"
 } > "$script"
 MCS_MIN_CPUS=$smp "$MCS_RIG/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$moddir" "$pkgdir" "$script"
 logf=$out/$workload.log
-QEMU_TIMEOUT=${QEMU_TIMEOUT:-900} QEMU_MEM=${QEMU_MEM:-1G} \
+mem=1G
+[[ $workload == kbuild ]] && mem=2G	# the compiler's files unpacked in RAM
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-900} QEMU_MEM=${QEMU_MEM:-$mem} \
 	"$MCS_RIG/qemu-run.sh" "$vmlinuz" "$out/initramfs.cpio.gz" "$logf" "$smp" || true
 mcs_check_console "$logf"
 grep -q '^MCS-VERDICT: PASS' "$logf" || die "the guest failed (see $logf)"
