@@ -65,7 +65,7 @@ esac
 script=$out/guest-$workload.sh
 {
 	printf 'TRACE_WORKLOAD=%s\nTRACE_CGROUPS=%s\n' "$workload" "${TRACE_CGROUPS:-64}"
-	printf 'TRACE_ROUNDS=%s\nTRACE_OPS=%s\nTRACE_BYTES=%s\n' "${TRACE_ROUNDS:-12}" "${TRACE_OPS:-}" "${TRACE_BYTES:-4M}"
+	printf 'TRACE_ROUNDS=%s\nTRACE_OPS=%s\nTRACE_BYTES=%s\n' "${TRACE_ROUNDS:-12}" "${TRACE_OPS:-}" "${TRACE_BYTES:-32M}"
 	cat "$MCS_RIG/trace/guest.sh"
 } > "$script"
 MCS_MIN_CPUS=$smp "$MCS_RIG/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$moddir" "$pkgdir" "$script"

@@ -12,7 +12,7 @@
 #   TRACE_ROUNDS    rounds of each many-cgroups loop (default 12)
 #   TRACE_OPS       stress-ng's bogo ops per instance (default: fork 100,
 #                   switch 20000)
-#   TRACE_BYTES     bytes each loopback client sends (default 4M)
+#   TRACE_BYTES     bytes each loopback client sends (default 32M)
 set -u
 D=/sys/kernel/debug/memcg_stock
 CG=/sys/fs/cgroup
@@ -91,7 +91,7 @@ kbuild)
 loopback)
 	# an iperf3 server and its client in each of 4 cgroups, over lo
 	ip link set lo up || exit 1
-	B=${TRACE_BYTES:-4M}
+	B=${TRACE_BYTES:-32M}
 	note="$lic,cgroup-v2,4-cgroups-below-mcs,iperf3-server-and-client-per-cgroup-over-lo-$B-each,${cpus}-cpus"
 	run() {
 		for k in 0 1 2 3; do
@@ -102,7 +102,7 @@ loopback)
 			in_cgroup "n$k" /usr/bin/iperf3 -c 127.0.0.1 -p $((5201 + k)) -n "$B" >/tmp/n$k.log 2>&1
 		done
 		wait
-		tail -3 /tmp/n0.log
+		grep -h receiver /tmp/n?.log
 	} ;;
 *)
 	echo "MCS-TRACE-FAIL unknown workload $W"
