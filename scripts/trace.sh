@@ -6,12 +6,20 @@
 # its cgroups (scripts/trace/guest.sh), and leaves the trace in
 # .out/trace/WORKLOAD.mcstrace, then prints scripts/trace-read.py's summary.
 # Workloads: many-cgroups (TRACE_CGROUPS, default 64, each running a short
-# busybox loop), fork-storm (4 cgroups of fork/exec loops), stress-fork and
-# stress-switch (stress-ng's fork and switch stressors, one instance per
-# cgroup in 4 cgroups).  stress-ng comes from Debian bookworm through the
-# rig's private apt configuration: its package and those of its libraries
-# (apt-cache depends) are unpacked into $MCS_CACHE/trace-pkgs, and the
-# binary with the libraries ldd finds for it goes into the guest as a tar.
+# busybox loop of TRACE_ROUNDS rounds, default 12), fork-storm (4 cgroups
+# of fork/exec loops), stress-fork and stress-switch (stress-ng's fork and
+# switch stressors, one instance per cgroup in 4 cgroups, TRACE_OPS bogo
+# ops each), kbuild (`make -j4 libz.a` of Debian's zlib source in a cgroup,
+# with Debian's gcc 12) and loopback (an iperf3 server and client in each
+# of 4 cgroups, TRACE_BYTES per client over lo, default 32M).  stress-ng and
+# iperf3 come from Debian bookworm through the rig's private apt
+# configuration: the package and those of its libraries (apt-cache depends)
+# are unpacked into $MCS_CACHE/trace-pkgs, and the binary with the libraries
+# ldd finds for it goes into the guest as a tar; kbuild's compiler goes in
+# as whole packages (gcc, libc6-dev, binutils, make and their dependencies)
+# and zlib's tree as bookworm's source package configured on this host
+# (scripts/trace/pkgs.sh).  The guest has 2G of memory for kbuild, else 1G
+# (QEMU_MEM).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/trace/pkgs.sh"
