@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # The Debian bookworm files of `make trace`'s workloads (sourced by
 # scripts/trace.sh, after lib.sh): packages unpacked once into
 # $MCS_CACHE/trace-pkgs/NAME, a source package's configured tree, each put
@@ -66,8 +67,7 @@ src_tar() {
 			source --download-only "$pkg" >&2) || die "cannot download the source of $pkg"
 		mv "$cache.tmp" "$cache"
 	fi
-	orig=$(ls "$cache"/*.orig.tar.* 2>/dev/null | head -1)
-	[[ -n $orig ]] || die "no upstream tarball in $cache"
+	orig=$(compgen -G "$cache/*.orig.tar.*" | head -1) || die "no upstream tarball in $cache"
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcs-src.XXXXXX")
 	mkdir -p "$tmp/$dir"
 	tar -xf "$orig" -C "$tmp/$dir" --strip-components=1 || die "cannot unpack $orig"
