@@ -41,7 +41,7 @@ help:
 	@echo '  make emu-check      does qemu TCG fault under an NMI load without the module (EMU_SECONDS)'
 	@echo '  make bench          A/B benchmark of the stock modes (BENCH_*_KERNELS, or KERNEL= and KDIR=)'
 	@echo '  make bench-profile  where the instructions of one charge+uncharge pair go (TCG plugin)'
-	@echo '  make trace          record a Debian kernel'"'"'s own charge stream under WORKLOAD= (many-cgroups, fork-storm, stress-fork, stress-switch)'
+	@echo '  make trace          record a Debian kernel'"'"'s own charge stream under WORKLOAD= (many-cgroups, fork-storm, stress-fork, stress-switch, kbuild, loopback)'
 	@echo '  make bench-running  as root: the benchmark on the running kernel, PMU counters where there are'
 	@echo '  make lint           checkpatch --strict, sparse, API and docs checks'
 	@echo '  make compile-check  W=1 compile check against Debian 6.1, 6.12 and 6.12-rt headers (also: compile-6.1)'

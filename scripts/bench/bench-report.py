@@ -881,6 +881,14 @@ rboots = {}     # kernel -> [ [replay rows] per boot ]
 for k in icount:
     rboots[k] = [replays.get(os.path.join(bdir, "icount", k, run), [])
                  for run in subdirs(os.path.join(bdir, "icount", k))]
+# the wide guests (bench.sh: the traces of more CPUs than the icount
+# guests have), boot N beside the icount kernel's boot N
+for k in subdirs(os.path.join(bdir, "replay")):
+    for i, run in enumerate(subdirs(os.path.join(bdir, "replay", k))):
+        load(os.path.join(bdir, "replay", k, run))
+        boots = rboots.setdefault(k, [])
+        boots.extend([] for _ in range(i + 1 - len(boots)))
+        boots[i] = boots[i] + replays[os.path.join(bdir, "replay", k, run)]
 rfiles = []
 for k, boots in rboots.items():
     for rows in boots:
@@ -909,6 +917,12 @@ if rfiles or skipped:
          "the objcg-atomic leftover).")
     for name, cpus in ([x[0], x[1].split("=")[-1]] for x in skipped if len(x) > 1):
         emit(f"  {name}: not replayed, it uses {cpus} CPUs and the guests have {ncpus}")
+    wide = os.path.join(bdir, "traces", "wide.txt")
+    for name, cpus in ([x[0], x[1].split("=")[-1]] for x in
+                       (line.split() for line in (open(wide) if os.path.exists(wide) else []))
+                       if len(x) > 1):
+        emit(f"  {name}: uses {cpus} CPUs, the icount guests have {ncpus}: replayed in a guest of "
+             f"{cpus} vCPUs booted beside each icount boot (x pages: over that icount boot's row)")
 for f in rfiles:
     emit()
     emit(trace_line(os.path.join(bdir, "traces", f)))
@@ -930,7 +944,7 @@ for f in rfiles:
                 continue
             ins = [float(r["ns_per_op"]) if r else float("nan") for r in per]
             pages = [one(rows, workload="pages", mode=m, clients=1, memcgs=1, hardirq=0,
-                         nmi="off") for rows, _ in icount[k]]
+                         nmi="off") for rows, _ in icount.get(k, [])]
             xp = [a / b if a == a and b == b and b else float("nan") for a, b in zip(ins, pages)]
 
             def cnt(r, q):
@@ -1458,6 +1472,9 @@ with open(os.path.join(outdir, "bench.csv"), "w", newline="") as f:
             w.writerows(csv_rows("icount", k, run, os.path.join(bdir, "icount", k, run), True))
     for k in subdirs(os.path.join(bdir, "scale")):
         w.writerows(csv_rows("icount-vcpus", k, "", os.path.join(bdir, "scale", k), True))
+    for k in subdirs(os.path.join(bdir, "replay")):
+        for run in subdirs(os.path.join(bdir, "replay", k)):
+            w.writerows(csv_rows("icount-replay", k, run, os.path.join(bdir, "replay", k, run), True))
     for k in subdirs(os.path.join(bdir, "wall")):
         for g in subdirs(os.path.join(bdir, "wall", k)):
             w.writerows(csv_rows("wall", k, g, os.path.join(bdir, "wall", k, g), False))

@@ -18,7 +18,8 @@
 #     the recorded charge streams (selftests/traces/*.mcstrace and
 #     $BENCH_RESULTS/traces/*.mcstrace) replayed through every mode, once
 #     per boot (workload=replay; a trace that uses more CPUs than the
-#     guests have is left out, and the report says so).
+#     guests have is replayed in a guest of as many vCPUs per boot, the
+#     "wide" guests; selftests/traces/*.mcstrace.xz are unpacked first).
 #  2. wall clock (BENCH_WALL_KERNELS): UML 7.x SMP (its IRQ toggles are host
 #     sigprocmask calls) and Debian 6.12 under TCG (KVM where /dev/kvm
 #     works: then the numbers are hardware numbers); BENCH_REPS repetitions
@@ -109,36 +110,53 @@ kcost_jobs() {
 
 # the traces the icount guests replay, copied into $B/traces (executable:
 # mkinitramfs.sh copies the executables of that folder into the guest's
-# /mcs/selftests); one that needs more CPUs than $ncpus is listed in
-# $B/traces/skipped.txt instead
+# /mcs/selftests); those compressed in the tree (selftests/traces/*.xz)
+# unpacked there.  One that needs more CPUs than $ncpus is listed in
+# $B/traces/wide.txt with its CPUs: the wide guests replay it
 replay_traces() {
 	local t name need
 	mkdir -p "$B/traces"
 	: >"$B/traces/skipped.txt"
-	for t in "$MCS_SRC"/selftests/traces/*.mcstrace "$BENCH_RESULTS"/traces/*.mcstrace; do
+	: >"$B/traces/wide.txt"
+	for t in "$MCS_SRC"/selftests/traces/*.mcstrace "$MCS_SRC"/selftests/traces/*.mcstrace.xz \
+		"$BENCH_RESULTS"/traces/*.mcstrace; do
 		[[ -f $t ]] || continue
-		name=$(basename "$t")
+		name=$(basename "$t" .xz)
 		if [[ -e $B/traces/$name ]]; then
 			log "bench: $t: a trace of that name is replayed already, this one is not"
 			continue
 		fi
 		python3 "$here/trace-read.py" --check "$t" || die "$t is not a well-formed trace"
 		need=$(python3 "$here/trace-read.py" --cpus "$t")
-		if ((need > ncpus)); then
-			echo "$name cpus=$need" >>"$B/traces/skipped.txt"
-			log "bench: $name uses $need CPUs, the icount guests have $ncpus: not replayed"
-			continue
+		if [[ $t == *.xz ]]; then
+			xz -dc "$t" >"$B/traces/$name" && chmod 0755 "$B/traces/$name"
+		else
+			install -m 0755 "$t" "$B/traces/$name"
 		fi
-		install -m 0755 "$t" "$B/traces/$name"
+		if ((need > ncpus)); then
+			echo "$name cpus=$need" >>"$B/traces/wide.txt"
+			log "bench: $name uses $need CPUs, the icount guests have $ncpus: replayed in a guest of $need vCPUs"
+		fi
 	done
 }
 
-# replay_jobs: a replay of each trace through every mode, decoupled-7.3
-# included; file= names the trace the guest loads before the replay
+# wide_cpus: the vCPUs of the wide guests, the most any wide trace uses
+wide_cpus() {
+	sed 's/.*cpus=//' "$B/traces/wide.txt" | sort -n | tail -1
+}
+
+# replay_jobs [wide]: a replay of each trace (the wide ones with "wide",
+# the others without) through every mode, decoupled-7.3 included; file=
+# names the trace the guest loads before the replay
 replay_jobs() {
 	local t m
 	for t in "$B"/traces/*.mcstrace; do
 		[[ -f $t ]] || continue
+		if grep -q "^$(basename "$t") " "$B/traces/wide.txt"; then
+			[[ ${1:-} == wide ]] || continue
+		else
+			[[ ${1:-} != wide ]] || continue
+		fi
 		for m in $modes decoupled-7.3; do
 			echo "file=$(basename "$t") mode=$m workload=replay"
 		done
@@ -335,6 +353,11 @@ narrow() {
 if [[ -n ${icount_kernels// /} ]]; then
 	replay_traces
 	{ icount_jobs "$ncpus" && replay_jobs; } >"$B/icount-jobs.txt"
+	replay_jobs wide >"$B/wide-jobs.txt"
+	wide_kernels=
+	if [[ -s $B/wide-jobs.txt ]] && narrow "$B/wide-jobs.txt" "the wide replays"; then
+		wide_kernels=$icount_kernels
+	fi
 	narrow "$B/icount-jobs.txt" "$icount_kernels" || icount_kernels=
 fi
 if [[ -n ${kcost_kernels// /} ]]; then
@@ -365,6 +388,14 @@ for k in $icount_kernels; do
 	for ((r = 1; r <= iruns; r++)); do
 		log "bench: $k under -icount shift=0, run $r/$iruns ($(wc -l <"$B/icount-jobs.txt") jobs)"
 		run_qemu "$k" "$B/icount/$k/run$r" "$B/icount-jobs.txt" shift=0
+	done
+done
+# the traces of more than $ncpus CPUs: a guest of as many vCPUs per icount
+# boot, with the replays alone (results in $B/replay/KERNEL/runN)
+for k in ${wide_kernels:-}; do
+	for ((r = 1; r <= iruns; r++)); do
+		log "bench: $k+smp$(wide_cpus) under -icount shift=0, run $r/$iruns ($(wc -l <"$B/wide-jobs.txt") replays)"
+		run_qemu "$k+smp$(wide_cpus)" "$B/replay/$k/run$r" "$B/wide-jobs.txt" shift=0
 	done
 done
 for k in $kcost_kernels; do

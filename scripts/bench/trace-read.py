@@ -23,6 +23,7 @@ amounts, sequences, balances).
 
 bench-report.py imports load(), cpus_used() and cross_frees().
 """
+import lzma
 import struct
 import sys
 from collections import Counter, defaultdict, deque
@@ -44,7 +45,8 @@ def cstr(b):
 
 
 def load(path):
-    data = open(path, "rb").read()
+    # a trace compressed with xz (the bench traces in the tree) reads as is
+    data = (lzma.open if path.endswith(".xz") else open)(path, "rb").read()
     if len(data) < HEADER.size:
         raise ValueError(f"truncated: {len(data)} bytes, the header alone is {HEADER.size}")
     f = HEADER.unpack_from(data)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # trace-replay.sh TRACE...: replay charge-stream traces (make trace, or the
-# shipped selftests/traces/*.mcstrace) through every stock mode in a qemu
+# shipped selftests/traces/*.mcstrace[.xz]) through every stock mode in a qemu
 # guest, REPLAY_RUNS times each (default 2), and print the bench result
 # lines (docs/trace-format.md).  REPLAY_KERNEL (default deb-amd64) boots,
 # with REPLAY_SMP vCPUs (default: the most any trace uses) under qemu
@@ -19,15 +19,18 @@ mkdir -p "$out/traces"
 smp=1
 for t in "$@"; do
 	python3 "$MCS_SCRIPTS/bench/trace-read.py" --check "$t" || die "$t is not a well-formed trace"
-	n=$(python3 - "$t" <<'PY'
+	# executable: mkinitramfs.sh copies the executables of the directory;
+	# a trace compressed with xz unpacked
+	c=$out/traces/$(basename "$t" .xz)
+	if [[ $t == *.xz ]]; then xz -dc "$t" >"$c"; else cp "$t" "$c"; fi
+	chmod 0755 "$c"
+	n=$(python3 - "$c" <<'PY'
 import struct, sys
 d = open(sys.argv[1], "rb").read()
 print(struct.unpack_from("<I", d, 24)[0])
 PY
 )
 	((n > smp)) && smp=$n
-	# executable: mkinitramfs.sh copies the executables of the directory
-	install -m 0755 "$t" "$out/traces/$(basename "$t")"
 done
 smp=${REPLAY_SMP:-$smp}
 read -r vmlinuz kdir _ < <(mcs_qemu_kernel "$kernel")

@@ -6,19 +6,28 @@
 # its cgroups (scripts/bench/trace/guest.sh), and leaves the trace in
 # .out/trace/WORKLOAD.mcstrace, then prints scripts/bench/trace-read.py's summary.
 # Workloads: many-cgroups (TRACE_CGROUPS, default 64, each running a short
-# busybox loop), fork-storm (4 cgroups of fork/exec loops), stress-fork and
-# stress-switch (stress-ng's fork and switch stressors, one instance per
-# cgroup in 4 cgroups).  stress-ng comes from Debian bookworm through the
-# rig's private apt configuration: its package and those of its libraries
-# (apt-cache depends) are unpacked into $MCS_CACHE/trace-pkgs, and the
-# binary with the libraries ldd finds for it goes into the guest as a tar.
+# busybox loop of TRACE_ROUNDS rounds, default 12), fork-storm (4 cgroups
+# of fork/exec loops), stress-fork and stress-switch (stress-ng's fork and
+# switch stressors, one instance per cgroup in 4 cgroups, TRACE_OPS bogo
+# ops each), kbuild (`make -j4 libz.a` of Debian's zlib source in a cgroup,
+# with Debian's gcc 12) and loopback (an iperf3 server and client in each
+# of 4 cgroups, TRACE_BYTES per client over lo, default 32M).  stress-ng and
+# iperf3 come from Debian bookworm through the rig's private apt
+# configuration: the package and those of its libraries (apt-cache depends)
+# are unpacked into $MCS_CACHE/trace-pkgs, and the binary with the libraries
+# ldd finds for it goes into the guest as a tar; kbuild's compiler goes in
+# as whole packages (gcc, libc6-dev, binutils, make and their dependencies)
+# and zlib's tree as bookworm's source package configured on this host
+# (scripts/bench/trace/pkgs.sh).  The guest has 2G of memory for kbuild, else 1G
+# (QEMU_MEM).
 set -euo pipefail
 . "$(dirname "$0")/../rig/lib.sh"
+. "$(dirname "$0")/trace/pkgs.sh"
 
 workload=${1:-many-cgroups}
 case $workload in
-many-cgroups | fork-storm | stress-fork | stress-switch) ;;
-*) die "WORKLOAD=$workload: expected many-cgroups, fork-storm, stress-fork or stress-switch" ;;
+many-cgroups | fork-storm | stress-fork | stress-switch | kbuild | loopback) ;;
+*) die "WORKLOAD=$workload: expected many-cgroups, fork-storm, stress-fork, stress-switch, kbuild or loopback" ;;
 esac
 kernel=${TRACE_KERNEL:-deb-amd64}
 smp=${TRACE_SMP:-4}
@@ -33,26 +42,8 @@ mkdir -p "$out"
 # into the cache; OUT a tar of BIN and every library ldd resolves for it
 # (from that root first), paths as in the root filesystem.
 pkg_tar() {
-	local pkg=$1 bin=$2 tarf=$3 root=$MCS_CACHE/trace-pkgs/$1 deb lib libdirs list
-	if [[ ! -x $root$bin ]]; then
-		mcs_apt_setup
-		rm -rf "$root.tmp"
-		mkdir -p "$root.tmp/debs"
-		mapfile -t list < <(mcs_apt apt-cache depends --recurse --no-recommends \
-			--no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
-			-o APT::Default-Release=bookworm "$pkg" | grep -E '^[a-z0-9]' |
-			grep -vE 't64$|^openssl-provider-legacy$' | sort -u)
-		# (the t64 renames of sid are alternatives of bookworm's libraries)
-		((${#list[@]})) || die "apt-cache knows no $pkg"
-		(cd "$root.tmp/debs" &&
-			mcs_apt apt-get -q -o APT::Default-Release=bookworm download "${list[@]}" >&2) ||
-			die "could not download $pkg and its libraries"
-		for deb in "$root.tmp"/debs/*.deb; do
-			dpkg-deb -x "$deb" "$root.tmp"
-		done
-		rm -rf "$root.tmp/debs" "$root"
-		mv "$root.tmp" "$root"
-	fi
+	local pkg=$1 bin=$2 tarf=$3 root=$MCS_CACHE/trace-pkgs/$1 lib libdirs list
+	[[ -x $root$bin ]] || { rm -rf "$root"; pkg_unpack "$root" "$pkg"; }
 	[[ -x $root$bin ]] || die "no $bin in $pkg"
 	libdirs=$root/lib/x86_64-linux-gnu:$root/usr/lib/x86_64-linux-gnu
 	list=("$bin")
@@ -73,15 +64,23 @@ rm -rf "$pkgdir"
 mkdir -p "$pkgdir"
 case $workload in
 stress-*) pkg_tar stress-ng /usr/bin/stress-ng "$pkgdir/stress-ng.tar" ;;
+loopback) pkg_tar iperf3 /usr/bin/iperf3 "$pkgdir/iperf3.tar" ;;
+kbuild)
+	# the compiler as whole packages, zlib's tree configured on this host
+	pkg_root_tar toolchain "$pkgdir/toolchain.tar" gcc gcc-12 libc6-dev make binutils
+	src_tar zlib build/zlib "$pkgdir/zlib.tar" ;;
 esac
 script=$out/guest-$workload.sh
 {
 	printf 'TRACE_WORKLOAD=%s\nTRACE_CGROUPS=%s\n' "$workload" "${TRACE_CGROUPS:-64}"
+	printf 'TRACE_ROUNDS=%s\nTRACE_OPS=%s\nTRACE_BYTES=%s\n' "${TRACE_ROUNDS:-12}" "${TRACE_OPS:-}" "${TRACE_BYTES:-32M}"
 	cat "$MCS_SCRIPTS/bench/trace/guest.sh"
 } > "$script"
 MCS_MIN_CPUS=$smp "$MCS_RIG/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$moddir" "$pkgdir" "$script"
 logf=$out/$workload.log
-QEMU_TIMEOUT=${QEMU_TIMEOUT:-900} QEMU_MEM=${QEMU_MEM:-1G} \
+mem=1G
+[[ $workload == kbuild ]] && mem=2G	# the compiler's files unpacked in RAM
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-900} QEMU_MEM=${QEMU_MEM:-$mem} \
 	"$MCS_RIG/qemu-run.sh" "$vmlinuz" "$out/initramfs.cpio.gz" "$logf" "$smp" || true
 mcs_check_console "$logf"
 grep -q '^MCS-VERDICT: PASS' "$logf" || die "the guest failed (see $logf)"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tbcount: a qemu TCG plugin that counts the executions of every
- * translation block, for scripts/bench-profile.sh.
+ * translation block, for scripts/bench/bench-profile.sh.
  *
  *   qemu-system-x86_64 -plugin tbcount.so,out=FILE ...
  *

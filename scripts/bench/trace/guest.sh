@@ -6,8 +6,13 @@
 # cgroups (below /sys/fs/cgroup/mcs), and prints the trace on the console
 # as gzip+base64 between MCS-TRACE-BEGIN and MCS-TRACE-END (kernel
 # messages off the console meanwhile).
-#   TRACE_WORKLOAD  many-cgroups | fork-storm | stress-fork | stress-switch
+#   TRACE_WORKLOAD  many-cgroups | fork-storm | stress-fork | stress-switch |
+#                   kbuild | loopback
 #   TRACE_CGROUPS   cgroups of many-cgroups (default 64)
+#   TRACE_ROUNDS    rounds of each many-cgroups loop (default 12)
+#   TRACE_OPS       stress-ng's bogo ops per instance (default: fork 100,
+#                   switch 20000)
+#   TRACE_BYTES     bytes each loopback client sends (default 32M)
 set -u
 D=/sys/kernel/debug/memcg_stock
 CG=/sys/fs/cgroup
@@ -36,13 +41,14 @@ in_cgroup() {
 }
 
 # a short busybox loop: files in tmpfs (page charges), forks and pipes (slab)
-small_loop='i=0; while [ $i -lt 12 ]; do echo "$i $$" > /tmp/w.$$; cat /tmp/w.$$ | wc -c >/dev/null; i=$((i + 1)); done; rm -f /tmp/w.$$'
+R=${TRACE_ROUNDS:-12}
+small_loop='i=0; while [ $i -lt '"$R"' ]; do echo "$i $$" > /tmp/w.$$; cat /tmp/w.$$ | wc -c >/dev/null; i=$((i + 1)); done; rm -f /tmp/w.$$'
 # fork and exec: task structs, page tables, mm (kernel pages, slab)
 fork_loop='for i in $(seq 150); do /bin/true; done'
 
 case $W in
 many-cgroups)
-	note="$lic,cgroup-v2,$N-cgroups-below-mcs,each-one-busybox-loop,${cpus}-cpus"
+	note="$lic,cgroup-v2,$N-cgroups-below-mcs,each-one-busybox-loop-of-$R-rounds,${cpus}-cpus"
 	run() {
 		k=0
 		while [ $k -lt "$N" ]; do
@@ -64,6 +70,7 @@ stress-fork | stress-switch)
 	# bounded so that the per-CPU buffers hold the stream (lost=0)
 	ops=100
 	[ "$s" = switch ] && ops=20000
+	ops=${TRACE_OPS:-$ops}
 	note="$lic,cgroup-v2,4-cgroups-below-mcs,stress-ng-$s-1-per-cgroup-$ops-ops,${cpus}-cpus"
 	run() {
 		for k in 0 1 2 3; do
@@ -71,6 +78,31 @@ stress-fork | stress-switch)
 				--temp-path /tmp --quiet
 		done
 		wait
+	} ;;
+kbuild)
+	# the static library of zlib, by its own Makefile (configured by
+	# scripts/bench/trace.sh) with gcc 12: 15 compiles and ar
+	PATH=/usr/bin:/usr/sbin:$PATH
+	note="$lic,cgroup-v2,1-cgroup-below-mcs,make-j4-libz.a-of-zlib-1.2.13-gcc-12,${cpus}-cpus"
+	run() {
+		in_cgroup kbuild make -C /build/zlib -j4 libz.a >/tmp/kbuild.log 2>&1
+		wait $! || { tail -20 /tmp/kbuild.log; echo "MCS-TRACE-FAIL make"; exit 1; }
+	} ;;
+loopback)
+	# an iperf3 server and its client in each of 4 cgroups, over lo
+	ip link set lo up || exit 1
+	B=${TRACE_BYTES:-32M}
+	note="$lic,cgroup-v2,4-cgroups-below-mcs,iperf3-server-and-client-per-cgroup-over-lo-$B-each,${cpus}-cpus"
+	run() {
+		for k in 0 1 2 3; do
+			in_cgroup "n$k" /usr/bin/iperf3 -s -1 -p $((5201 + k)) >/dev/null
+		done
+		sleep 1
+		for k in 0 1 2 3; do
+			in_cgroup "n$k" /usr/bin/iperf3 -c 127.0.0.1 -p $((5201 + k)) -n "$B" >/tmp/n$k.log 2>&1
+		done
+		wait
+		grep -h receiver /tmp/n?.log
 	} ;;
 *)
 	echo "MCS-TRACE-FAIL unknown workload $W"
