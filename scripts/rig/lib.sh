@@ -146,6 +146,13 @@ mcs_build_module() {
 		flock 9
 		[[ -e $dst/Kbuild || ${MCS_BUILD_SEED:-1} == 0 ]] || mcs_seed_build "$kdir" "$name" "$dst"
 		rm -f "$dst/.mcs-kdir"
+		# a folder that the tree no longer has (a seed or an earlier build
+		# from a tree of another layout) still holds its objects, which
+		# rsync keeps: it could not delete the folder and would fail
+		local d
+		for d in "$dst"/*/; do
+			[[ ! -d $d || -d $MCS_SRC/$(basename "$d") ]] || rm -rf "$d"
+		done
 		# by content, not by time (-c, no -t): a source that differs is
 		# rewritten with the current time, so Kbuild rebuilds it even
 		# when it is older than the object built from another tree before
