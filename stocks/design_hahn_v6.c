@@ -58,6 +58,8 @@ static void drain_stock_fully(struct mcs_hahn_v6_stock *stock, int cause)
 
 	for (i = 0; i < NR_MEMCG_STOCK; i++)
 		drain_slot(stock, i, cause);
+	/* an empty stock starts afresh: the same history, the same evictions */
+	stock->drain_idx = 0;
 }
 
 /*

@@ -37,9 +37,10 @@
  *	completes
  * @cached: page counter of slot i (a memcg's ->memory) or NULL; each
  *	non-NULL slot holds a reference to that memcg
- * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK); after
- *	@cached, so that the lock, the counts and the pointers of a hit share
- *	one cache line
+ * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK), back
+ *	to 0 when the stock is drained whole (two replays of a trace make the
+ *	same evictions); after @cached, so that the lock, the counts and the
+ *	pointers of a hit share one cache line
  * @flags: FLUSHING_CACHED_CHARGE
  * @work: drain work, queued on this CPU
  *
