@@ -910,8 +910,8 @@ if rfiles or skipped:
          "the page charges; stranded: pages still charged in the stocks at the end; drains: "
          "stock slots drained; refused: premature refusals, charges the design refused beyond "
          "the recorded refusals (the replay sets no limit); x pages: insns/event over the same "
-         "mode's pages pair (1 client, 1 memcg) of the same boot (a replay calls the exported "
-         "functions, the pages row the mode's own entry functions); boots: same where every boot "
+         "mode's pages pair (1 client, 1 memcg) of the same boot (both through the mode's own "
+         "entry functions); boots: same where every boot "
          "has the same counts and instructions per event within 1 %, else ! and the "
          "differences below the table; a/b!: boot 1 / boot 2. none: no stock (its bytes: "
          "the objcg-atomic leftover).")

@@ -471,7 +471,8 @@ def claim_peak(b):
         for m in SIDE_STOCKS + ("hahn-v4", "hahn-v6", "none"):
             end, peak, bound = (int(x) for x in
                                 side_cell(b, k, m, "stranded end/peak/bound")[0].split("/"))
-            if not (end <= bound and peak <= bound):
+            # a peak sample may count the one page in flight (the legend)
+            if not (end <= bound and peak <= bound + 1):
                 return "%s %s: %d pages at the end, %d at the peak, bound %d" % (k, m, end, peak,
                                                                                bound)
 
