@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# bench-lib.sh: what `make bench` (scripts/bench/bench.sh) and `make bench-running`
-# (scripts/bench/bench-running.sh) share: the job lists, their narrowing, and the
-# result folders.  Sourced after lib.sh; the job lists read $modes, $ims
+# bench-lib.sh: what `make bench` (scripts/bench/bench.sh), `make
+# bench-running` (scripts/bench/bench-running.sh) and trace-replay.sh share:
+# the job lists, their narrowing, the result folders, the staging of a
+# trace.  Sourced after lib.sh; the job lists read $modes, $ims
 # (icount ms) and $ms (wall-clock ms) of the caller.
 #
 # Every run keeps its report in a folder of its own,
@@ -11,6 +12,20 @@
 # Nothing in the rig deletes these folders.
 
 BENCH_RESULTS=${BENCH_RESULTS:-$MCS_SRC/bench-results}
+
+# trace_stage TRACE DIR: TRACE (a .mcstrace, or one compressed with xz)
+# as DIR/NAME.mcstrace, executable (mkinitramfs.sh copies the executables
+# of a folder into the guest's /mcs/selftests)
+trace_stage() {
+	local dst
+	dst=$2/$(basename "$1" .xz)
+	if [[ $1 == *.xz ]]; then
+		xz -dc "$1" >"$dst" || return 1
+	else
+		cp "$1" "$dst" || return 1
+	fi
+	chmod 0755 "$dst"
+}
 
 # emit KEY=VALUE... : one job line per mode, modes innermost (interleaved)
 emit() {

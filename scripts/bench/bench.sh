@@ -128,11 +128,7 @@ replay_traces() {
 		fi
 		python3 "$here/trace-read.py" --check "$t" || die "$t is not a well-formed trace"
 		need=$(python3 "$here/trace-read.py" --cpus "$t")
-		if [[ $t == *.xz ]]; then
-			xz -dc "$t" >"$B/traces/$name" && chmod 0755 "$B/traces/$name"
-		else
-			install -m 0755 "$t" "$B/traces/$name"
-		fi
+		trace_stage "$t" "$B/traces" || die "cannot copy $t into $B/traces"
 		if ((need > ncpus)); then
 			echo "$name cpus=$need" >>"$B/traces/wide.txt"
 			log "bench: $name uses $need CPUs, the icount guests have $ncpus: replayed in a guest of $need vCPUs"

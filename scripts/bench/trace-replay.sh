@@ -9,6 +9,7 @@
 # instructions.
 set -euo pipefail
 . "$(dirname "$0")/../rig/lib.sh"
+. "$(dirname "$0")/bench-lib.sh"
 
 (($#)) || die "usage: trace-replay.sh TRACE..."
 kernel=${REPLAY_KERNEL:-deb-amd64}
@@ -19,17 +20,8 @@ mkdir -p "$out/traces"
 smp=1
 for t in "$@"; do
 	python3 "$MCS_SCRIPTS/bench/trace-read.py" --check "$t" || die "$t is not a well-formed trace"
-	# executable: mkinitramfs.sh copies the executables of the directory;
-	# a trace compressed with xz unpacked
-	c=$out/traces/$(basename "$t" .xz)
-	if [[ $t == *.xz ]]; then xz -dc "$t" >"$c"; else cp "$t" "$c"; fi
-	chmod 0755 "$c"
-	n=$(python3 - "$c" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-print(struct.unpack_from("<I", d, 24)[0])
-PY
-)
+	trace_stage "$t" "$out/traces" || die "cannot copy $t into $out/traces"
+	n=$(python3 "$MCS_SCRIPTS/bench/trace-read.py" --cpus "$t")
 	((n > smp)) && smp=$n
 done
 smp=${REPLAY_SMP:-$smp}
