@@ -20,6 +20,7 @@
  * batch=1..64 [the module's charge_batch]: the charge batch for this run
  * (mcs_stock_set_bench_batch(), restored afterwards), e.g. 16 and 32, the
  * batch upstream proposes for 64K and 16K pages.
+ * passes=1..8 [2], workload=replay only: passes of the stream (replay.c).
  * entry=mode|exported [mode]: the clients call the mode's own entry
  * functions (mcs_charge_pages_decoupled() ..., stock_designs.h), one
  * direct call as in a build with that design alone, the same for every
@@ -215,14 +216,14 @@ static const unsigned int wl_obj_size[NR_WL] = {
 
 enum bench_key {
 	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION,
-	KEY_MEMCGS, KEY_NMI, KEY_PMU, KEY_BATCH, KEY_ENTRY, NR_KEYS
+	KEY_MEMCGS, KEY_NMI, KEY_PMU, KEY_BATCH, KEY_ENTRY, KEY_PASSES, NR_KEYS
 };
 
 static const char * const bench_keys[NR_KEYS] = {
 	[KEY_MODE] = "mode", [KEY_CLIENTS] = "clients", [KEY_WORKLOAD] = "workload",
 	[KEY_HARDIRQ] = "hardirq", [KEY_SHARED] = "shared", [KEY_DURATION] = "duration_ms",
 	[KEY_MEMCGS] = "memcgs", [KEY_NMI] = "nmi", [KEY_PMU] = "pmu",
-	[KEY_BATCH] = "batch", [KEY_ENTRY] = "entry",
+	[KEY_BATCH] = "batch", [KEY_ENTRY] = "entry", [KEY_PASSES] = "passes",
 };
 
 static const char * const bench_entries[] = { "mode", "exported" };
@@ -247,6 +248,7 @@ struct bench_params {
 	enum mcs_bench_pmu_kind pmu;
 	unsigned int batch;	/* 0: the module's */
 	bool exported;		/* entry=exported */
+	unsigned int passes;	/* workload=replay: 0: MCS_REPLAY_PASSES */
 };
 
 /*
@@ -1296,7 +1298,8 @@ static int bench_replay(const struct bench_params *p, enum mcs_error_kind *why)
 
 	if (!result)
 		return -ENOMEM;
-	ret = mcs_replay_bench(p->mode, p->batch, p->exported, result, BENCH_RESULT_MAX, why);
+	ret = mcs_replay_bench(p->mode, p->batch, p->exported, p->passes, result,
+			       BENCH_RESULT_MAX, why);
 	if (!ret) {
 		mutex_lock(&bench_result_lock);
 		strscpy(bench_result, result, sizeof(bench_result));
@@ -1377,6 +1380,10 @@ static int bench_parse(struct mcs_input *in, struct bench_params *p)
 			if (ret >= 0)
 				p->exported = ret;
 			break;
+		case KEY_PASSES:
+			ret = mcs_input_uint(in, val, 1, MCS_REPLAY_MAX_PASSES, false,
+					     &p->passes);
+			break;
 		}
 		if (ret < 0)
 			return ret;
@@ -1395,6 +1402,8 @@ static int bench_parse(struct mcs_input *in, struct bench_params *p)
 		return mcs_input_error(in, MCS_ERR_ALONE, NULL, -EINVAL);
 	if (p->clients * p->memcgs > BENCH_MAX_MEMCG_TOTAL)
 		return mcs_input_error(in, MCS_ERR_TOO_MANY, NULL, -EINVAL);
+	if (p->passes && p->workload != WL_REPLAY)
+		return mcs_input_error(in, MCS_ERR_REPLAY_ONLY, NULL, -EINVAL);
 	return 0;
 }
 

@@ -81,6 +81,7 @@ enum mcs_error_kind {
 	MCS_ERR_DRAIN_LOAD,	/* bench: workload=drain with hardirq or nmi */
 	MCS_ERR_ALONE,		/* bench: a cross or limit workload with extra load */
 	MCS_ERR_TOO_MANY,	/* bench: clients x memcgs over the bound */
+	MCS_ERR_REPLAY_ONLY,	/* bench: a key of workload=replay alone */
 	MCS_ERR_UNLOADING,	/* the module is going away */
 	MCS_ERR_FAILED,		/* accepted, but the run or check failed */
 	MCS_ERR_TRACE,		/* trace_load: a bad trace; trace_load reads why */
@@ -223,8 +224,11 @@ void mcs_record_exit(void);
 /* replay.c: load a recorded stream (debugfs "trace_load") and replay it */
 void mcs_replay_init(struct dentry *dir);
 void mcs_replay_exit(void);
+/* passes of the stream in one replay: the default and the most */
+#define MCS_REPLAY_PASSES	2
+#define MCS_REPLAY_MAX_PASSES	8
 int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported,
-		     char *result, size_t size, enum mcs_error_kind *why);
+		     unsigned int passes, char *result, size_t size, enum mcs_error_kind *why);
 
 /* kernel_cost.c: the kernel's own memcg accounting, beside the bench */
 void mcs_kernel_cost_init(struct dentry *dir);

@@ -39,14 +39,23 @@
  * task events).  A charge that could not block in the kernel uses
  * GFP_NOWAIT here.  A recorded refusal charges nothing; a charge the
  * replay's design refuses is counted, and the uncharges after it give back
- * only what its memcg holds.  The memcgs have no limit.  ns_per_op is the
- * time of the calls alone (each timed, the cost of reading the clock
- * taken off), per event, leaving out the calls that took an interrupt
- * (interrupted=): under qemu -icount shift=0, instructions.
+ * only what its memcg holds.  The memcgs have no limit.
  * At the end each memcg's closing balance is uncharged, the stocks drained,
  * and every memcg must be back at zero with no leftover bytes, or the
- * result says verdict=FAIL.  rmmod waits for a replay (the bench write)
- * to end: removing the debugfs files waits for their writers.
+ * result says verdict=FAIL.
+ *
+ * A replay makes passes= passes of the whole stream (default 2), each
+ * from drained stocks and the same memcgs; every pass must end with the
+ * same counts as the first (agree=1), or verdict=FAIL.  ns_per_op is the
+ * time of the entry-point calls alone (each timed, the cost of reading the
+ * clock taken off), per event, each event at its fastest pass: under qemu
+ * -icount shift=0 a call's instructions are the same in every pass but for
+ * an interrupt that lands in it, so the fastest pass is the call's own
+ * cost.  retimed= counts the events whose passes were more than
+ * REPLAY_RETIMED_NS apart (one took an interrupt); an event above
+ * REPLAY_INTERRUPTED_NS in every pass is left out (interrupted=).
+ * rmmod waits for a replay (the bench write) to end: removing the debugfs
+ * files waits for their writers.
  *
  * Context: task context; sleeps.
  */
@@ -72,11 +81,14 @@
 #define REPLAY_STALL_MS		30000
 #define REPLAY_ERR_MAX		160
 /*
- * A call timed above this took an interrupt (a timer tick costs thousands
- * of instructions; the slowest call of a replay, a miss up the hierarchy,
- * well under a thousand): left out of ns_per_op and counted as interrupted.
+ * A call timed above this in every pass took an interrupt in each (a timer
+ * tick costs thousands of instructions; the slowest call of a replay, a
+ * miss up the hierarchy, well under a thousand): left out of ns_per_op and
+ * counted as interrupted.
  */
 #define REPLAY_INTERRUPTED_NS	20000
+/* Two passes whose times of one event are this far apart: one was interrupted. */
+#define REPLAY_RETIMED_NS	1000
 
 struct replay_trace {
 	void *blob;
@@ -452,8 +464,9 @@ static const struct file_operations trace_load_fops = {
  * @cursor: the next event to run
  * @stop: give up (a stall)
  * @clock_ns: cost of one clock read pair, taken off each timed call
- * @ns: time of the calls, less those that took an interrupt
- * @timed: calls in @ns
+ * @times: each event's time at its fastest pass so far (ns)
+ * @pass: the pass running, from 0
+ * @retimed: events whose passes were more than REPLAY_RETIMED_NS apart
  * @refusals: charges the design refused
  * @recorded_refusals: refusals in the trace (nothing charged)
  * @short_uncharges: uncharges cut to what a memcg held after a refusal
@@ -474,7 +487,9 @@ struct replay_run {
 	atomic_t cursor;
 	bool stop;
 	u64 clock_ns;
-	atomic64_t ns, timed;
+	u32 *times;
+	unsigned int pass;
+	atomic_t retimed;
 	atomic_t refusals, recorded_refusals, short_uncharges;
 	long underflows, misuses;
 	unsigned int cached;
@@ -581,23 +596,31 @@ static __always_inline int replay_worker_of(int m, void *arg)
 	struct replay_worker *w = arg;
 	struct replay_run *run = w->run;
 	const struct mcs_trace_event *e = run->t->events;
-	unsigned int i, n = run->t->h->nr_events;
-	u64 ns = 0, timed = 0, t;
+	unsigned int i, n = run->t->h->nr_events, retimed = 0;
+	u32 t, *best;
 
 	for (i = 0; i < n; i++) {
 		if (e[i].cpu != w->cpu)
 			continue;
 		if (!replay_wait(run, i))
 			break;
-		t = replay_event(m, run, &e[i]);
+		/*
+		 * A reschedule left pending (a voluntary-preemption kernel
+		 * waits for a cond_resched()) would make every preempt_enable()
+		 * in the timed call take the preemption stub: a few
+		 * instructions per section, per CPU and per pass, as the
+		 * scheduler's history has it.  Taken here, outside the timing.
+		 */
+		cond_resched();
+		t = min_t(u64, replay_event(m, run, &e[i]), U32_MAX);
 		atomic_set_release(&run->cursor, i + 1);
-		if (t > REPLAY_INTERRUPTED_NS)
-			continue;
-		ns += t;
-		timed++;
+		/* this worker alone writes its CPU's events */
+		best = &run->times[i];
+		if (run->pass && max(t, *best) - min(t, *best) > REPLAY_RETIMED_NS)
+			retimed++;
+		*best = min(t, *best);
 	}
-	atomic64_add(ns, &run->ns);
-	atomic64_add(timed, &run->timed);
+	atomic_add(retimed, &run->retimed);
 	if (atomic_dec_and_test(&run->left))
 		complete(&run->done);
 	return 0;
@@ -885,59 +908,106 @@ static bool replay_settled(struct replay_run *run)
 	return ok;
 }
 
+/* What a pass ends with; every pass must end with the first one's. */
+struct replay_counts {
+	unsigned long ev[NR_MCS_EVENTS];
+	unsigned long stranded;
+	int refusals, recorded_refusals, short_uncharges;
+};
+
 static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
-			  const unsigned long *ev, unsigned long stranded, bool ok,
-			  char *result, size_t size)
+			  const struct replay_counts *c, unsigned int passes, bool agree,
+			  bool ok, char *result, size_t size)
 {
 	const struct mcs_trace_header *h = run->t->h;
-	u64 ns = atomic64_read(&run->ns), timed = atomic64_read(&run->timed);
-	u64 tenths = ns * 10 / max_t(u64, timed, 1);
+	const unsigned long *ev = c->ev;
+	u64 ns = 0, timed = 0, tenths;
+	unsigned int i;
 
+	for (i = 0; i < h->nr_events; i++) {
+		if (run->times[i] > REPLAY_INTERRUPTED_NS)
+			continue;
+		ns += run->times[i];
+		timed++;
+	}
+	tenths = ns * 10 / max_t(u64, timed, 1);
 	snprintf(result, size,
-		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u ns=%llu ns_per_op=%llu.%llu interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu cached_after_drain=%u verdict=%s\n",
+		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u passes=%u agree=%d ns=%llu ns_per_op=%llu.%llu retimed=%d interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu cached_after_drain=%u verdict=%s\n",
 		 mcs_stock_mode_name(mode),
 		 run->entry == MCS_ENTRY_EXPORTED ? "exported" : "mode",
 		 MCS_TRACE_NAME_LEN, h->workload,
 		 MCS_TRACE_RELEASE_LEN, h->release, mcs_charge_batch(), h->nr_cpus, h->nr_memcgs,
-		 h->nr_events, h->nr_events, ns, tenths / 10, tenths % 10, h->nr_events - timed,
+		 h->nr_events, h->nr_events, passes, agree, ns, tenths / 10, tenths % 10,
+		 atomic_read(&run->retimed), h->nr_events - timed,
 		 ev[MCS_STOCK_HIT], ev[MCS_STOCK_MISS], ev[MCS_TRYLOCK_FAIL], ev[MCS_REFILL],
-		 ev[MCS_DRAIN], atomic_read(&run->refusals), atomic_read(&run->recorded_refusals),
-		 atomic_read(&run->short_uncharges), stranded, run->cached, ok ? "PASS" : "FAIL");
+		 ev[MCS_DRAIN], c->refusals, c->recorded_refusals, c->short_uncharges,
+		 c->stranded, run->cached, ok && agree ? "PASS" : "FAIL");
 }
 
-/* Everything between the memcgs and their release: mode, balances, stream, checks. */
-static int replay_measure(struct replay_run *run, struct replay_worker *w,
-			  enum mcs_stock_mode mode, char *result, size_t size)
+/* One pass of the stream, from drained stocks; @c: what it ends with. */
+static int replay_pass(struct replay_run *run, struct replay_worker *w,
+		       struct replay_counts *c, bool *ok)
 {
-	unsigned long before[NR_MCS_EVENTS], after[NR_MCS_EVENTS], stranded;
+	unsigned long before[NR_MCS_EVENTS];
+	int cpu = run->t->events[0].cpu;
 	unsigned int k;
 	int ret;
-	bool ok;
 
+	atomic_set(&run->cursor, 0);
+	atomic_set(&run->refusals, 0);
+	atomic_set(&run->recorded_refusals, 0);
+	atomic_set(&run->short_uncharges, 0);
+	reinit_completion(&run->done);
+	ret = replay_on_cpu(run, cpu, replay_open_balances);
+	/* the stocks start empty: what the stream finds there is its own */
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	replay_events_sum(run, before);
+	if (!ret)
+		ret = replay_stream(run, w);
+	memset(c, 0, sizeof(*c));
+	replay_events_sum(run, c->ev);
+	for (k = 0; k < NR_MCS_EVENTS; k++)
+		c->ev[k] -= before[k];
+	if (replay_on_cpu(run, cpu, replay_close_balances))
+		replay_close_balances(run);
+	/* nothing is live: what the replay's memcgs still use is held in stocks */
+	c->stranded = mcs_memcg_usage(run->parent);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+	c->refusals = atomic_read(&run->refusals);
+	c->recorded_refusals = atomic_read(&run->recorded_refusals);
+	c->short_uncharges = atomic_read(&run->short_uncharges);
+	*ok = !ret && replay_settled(run);
+	return ret;
+}
+
+/* Everything between the memcgs and their release: mode, passes, checks. */
+static int replay_measure(struct replay_run *run, struct replay_worker *w,
+			  enum mcs_stock_mode mode, unsigned int passes,
+			  char *result, size_t size)
+{
+	struct replay_counts *c = kcalloc(2, sizeof(*c), GFP_KERNEL);
+	bool ok = true, agree = true;
+	int ret = 0;
+
+	if (!c)
+		return -ENOMEM;
 	/* the CPU of the balances; replay_stream() checks the others */
 	if (!cpu_online(run->t->events[0].cpu)) {
 		run->why = MCS_ERR_TRACE_CPU;
+		kfree(c);
 		return -EINVAL;
 	}
 	run->underflows = mcs_page_counter_underflows();
 	run->misuses = mcs_charge_misuses();
-	ret = replay_on_cpu(run, run->t->events[0].cpu, replay_open_balances);
-	/* the stocks start empty: what the stream finds there is its own */
-	mcs_drain_all_stock(mcs_root_memcg(), true);
-	replay_events_sum(run, before);
 	run->clock_ns = replay_clock_cost();
-	if (!ret)
-		ret = replay_stream(run, w);
-	replay_events_sum(run, after);
-	for (k = 0; k < NR_MCS_EVENTS; k++)
-		after[k] -= before[k];
-	if (replay_on_cpu(run, run->t->events[0].cpu, replay_close_balances))
-		replay_close_balances(run);
-	/* nothing is live: what the replay's memcgs still use is held in stocks */
-	stranded = mcs_memcg_usage(run->parent);
-	mcs_drain_all_stock(mcs_root_memcg(), true);
-	ok = !ret && replay_settled(run);
-	replay_report(run, mode, after, stranded, ok, result, size);
+	memset(run->times, 0xff, run->t->h->nr_events * sizeof(*run->times));
+	for (run->pass = 0; run->pass < passes && ok && !ret; run->pass++) {
+		ret = replay_pass(run, w, &c[!!run->pass], &ok);
+		if (run->pass)
+			agree &= !memcmp(&c[0], &c[1], sizeof(c[0]));
+	}
+	replay_report(run, mode, &c[0], passes, agree, ok && !ret, result, size);
+	kfree(c);
 	return ret == -ETIMEDOUT ? 0 : ret;
 }
 
@@ -946,6 +1016,8 @@ static int replay_measure(struct replay_run *run, struct replay_worker *w,
  * @mode: the stock mode to replay through (restored afterwards)
  * @batch: charge batch for the replay, 0 for the module's
  * @exported: through the exported functions, not @mode's own entries
+ * @passes: passes of the stream, 1..%MCS_REPLAY_MAX_PASSES, 0 for
+ *	    %MCS_REPLAY_PASSES
  * @result: the result line
  * @size: its room
  * @why: set to the kind of error_log entry a failure calls for (left
@@ -959,7 +1031,7 @@ static int replay_measure(struct replay_run *run, struct replay_worker *w,
  * %MCS_ERR_FAILED).
  */
 int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported,
-		     char *result, size_t size, enum mcs_error_kind *why)
+		     unsigned int passes, char *result, size_t size, enum mcs_error_kind *why)
 {
 	enum mcs_stock_mode found = mcs_stock_get_mode();
 	unsigned int old_batch = mcs_charge_batch();
@@ -984,8 +1056,9 @@ int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported
 	run->memcg = kcalloc(max(run->t->h->nr_memcgs, 1U), sizeof(*run->memcg), GFP_KERNEL);
 	run->objcg = kcalloc(max(run->t->h->nr_memcgs, 1U), sizeof(*run->objcg), GFP_KERNEL);
 	run->bal = kvcalloc(2 * max(run->t->h->nr_memcgs, 1U), sizeof(*run->bal), GFP_KERNEL);
+	run->times = kvmalloc_array(run->t->h->nr_events, sizeof(*run->times), GFP_KERNEL);
 	w = kcalloc(REPLAY_MAX_CPUS, sizeof(*w), GFP_KERNEL);
-	if (!run->memcg || !run->objcg || !run->bal || !w)
+	if (!run->memcg || !run->objcg || !run->bal || !run->times || !w)
 		goto free;
 	ret = replay_memcgs_create(run);
 	if (ret)
@@ -996,7 +1069,8 @@ int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported
 	if (batch)
 		ret = mcs_stock_set_bench_batch(batch);
 	if (!ret)
-		ret = replay_measure(run, w, mode, result, size);
+		ret = replay_measure(run, w, mode, clamp(passes ?: MCS_REPLAY_PASSES, 1U,
+							 MCS_REPLAY_MAX_PASSES), result, size);
 	if (batch)
 		mcs_stock_set_bench_batch(old_batch);
 	mcs_stock_set_mode(found);
@@ -1005,6 +1079,7 @@ put:
 	*why = run->why;
 free:
 	kfree(w);
+	kvfree(run->times);
 	kvfree(run->bal);
 	kfree(run->objcg);
 	kfree(run->memcg);

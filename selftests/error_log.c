@@ -88,6 +88,8 @@ static const struct bad_write flood[] = {
 	  "workload takes memcgs=1, no hardirq or nmi (cross: 2 clients or more; limit: no shared)",
 	  0 },
 	{ "bench", "clients=256 memcgs=5", 0, "clients x memcgs too many", 0 },
+	{ "bench", "workload=pages passes=2", 0, "passes= applies to workload=replay only", 0 },
+	{ "bench", "workload=replay passes=9", 0, "number out of the key's range", 23 },
 	{ "selftest", "everything", 0, "unknown value", 0 },
 	{ "selftest", "stock\n\n", 0, "one line expected", 5, "\"stock\"" },
 	{ "record", "begin", 0, "expected start workload=NAME [events=N] [note=TEXT] or stop", 0 },

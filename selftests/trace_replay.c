@@ -9,8 +9,9 @@
  * count (hits, misses, refills, drains, trylock failures, refusals,
  * stranded pages): the events run one at a time in the trace's order.
  * The first replay goes through the mode's own entry functions
- * (entry=mode), the second through the exported functions
- * (entry=exported): the same design either way, so the same counts.
+ * (entry=mode) in two passes, which must agree with each other (agree=1),
+ * the second through the exported functions (entry=exported) in one pass:
+ * the same design either way, so the same counts.
  * Before the load, a replay is refused (ENOENT: nothing loaded).  On a
  * machine with fewer online CPUs than the trace uses, the load must be
  * refused (EINVAL) and the replays are skipped with the reason.
@@ -43,12 +44,13 @@ static unsigned int trace_cpus(void)
 	return n;
 }
 
-static int run_replay(const char *mode, const char *entry, char *res, size_t size)
+static int run_replay(const char *mode, const char *entry, int passes, char *res, size_t size)
 {
 	char cmd[96];
 	int ret;
 
-	snprintf(cmd, sizeof(cmd), "mode=%s entry=%s workload=replay", mode, entry);
+	snprintf(cmd, sizeof(cmd), "mode=%s entry=%s workload=replay passes=%d", mode, entry,
+		 passes);
 	ret = mcs_puts("bench", cmd);
 	if (ret)
 		return ret;
@@ -110,13 +112,13 @@ int main(void)
 	for (i = 0; i < ARRAY_SIZE(modes); i++) {
 		int ok, same = 1;
 
-		ret = run_replay(modes[i], "mode", a, sizeof(a));
+		ret = run_replay(modes[i], "mode", 2, a, sizeof(a));
 		if (ret == -EINVAL && i >= 6) {
 			ksft_test_result_skip("replay %s: no such mode in this module\n", modes[i]);
 			continue;
 		}
 		if (!ret)
-			ret = run_replay(modes[i], "exported", b, sizeof(b));
+			ret = run_replay(modes[i], "exported", 1, b, sizeof(b));
 		if (ret) {
 			ksft_test_result_fail("replay %s: %s\n", modes[i], strerror(-ret));
 			continue;
@@ -132,8 +134,9 @@ int main(void)
 		}
 		ok = strstr(a, "verdict=PASS") && strstr(b, "verdict=PASS") &&
 		     strstr(a, " entry=mode ") && strstr(b, " entry=exported ") &&
-		     field(a, "ops") == h->nr_events && same;
-		ksft_test_result(ok, "replay %s: twice (its entries, then the exported ones), verdict PASS, %u events, same counts\n",
+		     field(a, "ops") == h->nr_events && same &&
+		     field(a, "passes") == 2 && field(a, "agree") == 1 && field(b, "passes") == 1;
+		ksft_test_result(ok, "replay %s: its entries (2 passes that agree), then the exported ones, verdict PASS, %u events, same counts\n",
 				 modes[i], h->nr_events);
 	}
 	ksft_finished();

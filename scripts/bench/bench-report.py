@@ -903,10 +903,11 @@ if rfiles or skipped:
     emit()
     emit("== Replays of recorded charge streams (qemu -icount shift=0; one replay per mode in every "
          "boot) ==")
-    emit("  docs/benchmark.md, \"Real charge streams: replays\": each event of the trace runs once, "
-         "in the recorded order on the recorded CPU (bench workload=replay).")
-    emit("  insns/event: instructions per event, the entry-point calls alone (ns_per_op; an event "
-         "that took an interrupt is left out); hit rate: memcg stock hits / (hits + misses), "
+    emit("  docs/benchmark.md, \"Real charge streams: replays\": each event of the trace runs once "
+         "per pass, in the recorded order on the recorded CPU (bench workload=replay, 2 passes "
+         "that must end with the same counts).")
+    emit("  insns/event: instructions per event, the entry-point calls alone (ns_per_op; each "
+         "event at its fastest pass, so an interrupt in one pass is left out); hit rate: memcg stock hits / (hits + misses), "
          "the page charges; stranded: pages still charged in the stocks at the end; drains: "
          "stock slots drained; refused: premature refusals, charges the design refused beyond "
          "the recorded refusals (the replay sets no limit); x pages: insns/event over the same "
@@ -1433,7 +1434,8 @@ CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "sh
             "pmu_cycles_per_pair", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair",
             "pmu_scaled", "kernel_account_insns_per_pair", "kernel_plain_insns_per_pair",
             "kernel_accounting_insns_per_pair", "kernel_pc_levels", "trace", "events",
-            "interrupted", "drains", "recorded_refusals", "short_uncharges", "verdict"]
+            "passes", "retimed", "interrupted", "drains", "recorded_refusals", "short_uncharges",
+            "verdict"]
 
 
 def csv_rows(part, kernel, guest, d, icount_part):

@@ -112,7 +112,7 @@ def rel(path):
 
 def slug(heading):
     """GitHub's anchor of a heading."""
-    s = re.sub(r"[`*_]", "", heading.strip().lower())
+    s = re.sub(r"[`*]", "", heading.strip().lower())
     s = re.sub(r"[^\w\- ]", "", s)
     return s.replace(" ", "-")
 
