@@ -54,6 +54,10 @@
  * cost.  retimed= counts the events whose passes were more than
  * REPLAY_RETIMED_NS apart (one took an interrupt); an event above
  * REPLAY_INTERRUPTED_NS in every pass is left out (interrupted=).
+ * drain_events= counts the events whose call drained a stock slot and
+ * drain_ns_per_event= is their mean time; stranded_peak= is the most pages
+ * the stocks held at the end of any event (the replay's usage less what
+ * the stream holds: each memcg's pages and its bytes rounded up).
  * rmmod waits for a replay (the bench write) to end: removing the debugfs
  * files waits for their writers.
  *
@@ -465,8 +469,13 @@ static const struct file_operations trace_load_fops = {
  * @stop: give up (a stall)
  * @clock_ns: cost of one clock read pair, taken off each timed call
  * @times: each event's time at its fastest pass so far (ns)
+ * @drained: the events whose call drained a stock slot (a bit each)
  * @pass: the pass running, from 0
  * @retimed: events whose passes were more than REPLAY_RETIMED_NS apart
+ * @live: pages the replay's memcgs need for what the stream holds at this
+ *	  point (each memcg's pages, and its bytes rounded up to pages);
+ *	  written by the kthread whose event runs, as @peak
+ * @peak: the most pages the stocks held at an event's end in this pass
  * @refusals: charges the design refused
  * @recorded_refusals: refusals in the trace (nothing charged)
  * @short_uncharges: uncharges cut to what a memcg held after a refusal
@@ -488,8 +497,10 @@ struct replay_run {
 	bool stop;
 	u64 clock_ns;
 	u32 *times;
+	unsigned long *drained;
 	unsigned int pass;
 	atomic_t retimed;
+	s64 live, peak;
 	atomic_t refusals, recorded_refusals, short_uncharges;
 	long underflows, misuses;
 	unsigned int cached;
@@ -534,27 +545,43 @@ static __always_inline u64 replay_event(int m, struct replay_run *run,
 		}
 		*b -= n;
 	}
-	t0 = ktime_get_ns();
+	/*
+	 * The clock is read right before and after the entry call, so that
+	 * the window holds the call and its arguments alone (the dispatch on
+	 * the kind stays out): an event the design does nothing for (a
+	 * recorded refusal, an uncharge cut to nothing) times nothing.
+	 */
+	t0 = 0;
+	t1 = 0;
 	switch (e->kind) {
 	case MCS_TRACE_PAGE_CHARGE:
+		t0 = ktime_get_ns();
 		ret = mcs_entry_charge_pages(m, memcg, gfp, n);
+		t1 = ktime_get_ns();
 		break;
 	case MCS_TRACE_BYTE_CHARGE:
+		t0 = ktime_get_ns();
 		ret = mcs_entry_obj_charge(m, objcg, gfp, n);
+		t1 = ktime_get_ns();
 		break;
 	case MCS_TRACE_PAGE_UNCHARGE:
-		if (n)
-			mcs_entry_uncharge_pages(m, memcg, n);
+		if (!n)
+			break;
+		t0 = ktime_get_ns();
+		mcs_entry_uncharge_pages(m, memcg, n);
+		t1 = ktime_get_ns();
 		break;
 	case MCS_TRACE_BYTE_UNCHARGE:
-		if (n)
-			mcs_entry_obj_uncharge(m, objcg, n);
+		if (!n)
+			break;
+		t0 = ktime_get_ns();
+		mcs_entry_obj_uncharge(m, objcg, n);
+		t1 = ktime_get_ns();
 		break;
 	default:
 		atomic_inc(&run->recorded_refusals);
 		break;
 	}
-	t1 = ktime_get_ns();
 	if (e->kind == MCS_TRACE_PAGE_CHARGE || e->kind == MCS_TRACE_BYTE_CHARGE) {
 		if (ret)
 			atomic_inc(&run->refusals);
@@ -590,6 +617,42 @@ static bool replay_wait(struct replay_run *run, unsigned int i)
 	return true;
 }
 
+/* The pages memcg @i of the trace needs for what the stream holds. */
+static s64 replay_live_of(struct replay_run *run, unsigned int i)
+{
+	return run->bal[2 * i] + DIV_ROUND_UP(max_t(s64, run->bal[2 * i + 1], 0), PAGE_SIZE);
+}
+
+/* Stock slots drained on @cpu so far, the replay's memcgs' (their counters). */
+static unsigned long replay_drains_on(struct replay_run *run, int cpu)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < run->t->h->nr_memcgs; i++)
+		n += local_read(&per_cpu_ptr(run->memcg[i]->stats, cpu)->events[MCS_DRAIN]);
+	return n;
+}
+
+/*
+ * After event @e: what the stocks hold now (the parent's usage beyond what
+ * the stream holds), for the pass's peak, and whether @e drained a slot.
+ * Called by the kthread whose event it was, before it moves the cursor on.
+ */
+static void replay_sample(struct replay_run *run, unsigned int i, s64 live_before,
+			  unsigned long drains_before, int cpu)
+{
+	const struct mcs_trace_event *e = &run->t->events[i];
+	s64 held;
+
+	run->live += replay_live_of(run, e->memcg) - live_before;
+	held = (s64)mcs_memcg_usage(run->parent) - run->live;
+	if (held > run->peak)
+		run->peak = held;
+	if (replay_drains_on(run, cpu) != drains_before)
+		set_bit(i, run->drained);
+}
+
 /* One recorded CPU's events, each in turn with the other CPUs'. */
 static __always_inline int replay_worker_of(int m, void *arg)
 {
@@ -597,7 +660,9 @@ static __always_inline int replay_worker_of(int m, void *arg)
 	struct replay_run *run = w->run;
 	const struct mcs_trace_event *e = run->t->events;
 	unsigned int i, n = run->t->h->nr_events, retimed = 0;
+	unsigned long drains;
 	u32 t, *best;
+	s64 live;
 
 	for (i = 0; i < n; i++) {
 		if (e[i].cpu != w->cpu)
@@ -612,7 +677,10 @@ static __always_inline int replay_worker_of(int m, void *arg)
 		 * scheduler's history has it.  Taken here, outside the timing.
 		 */
 		cond_resched();
+		live = replay_live_of(run, e[i].memcg);
+		drains = replay_drains_on(run, w->cpu);
 		t = min_t(u64, replay_event(m, run, &e[i]), U32_MAX);
+		replay_sample(run, i, live, drains, w->cpu);
 		atomic_set_release(&run->cursor, i + 1);
 		/* this worker alone writes its CPU's events */
 		best = &run->times[i];
@@ -911,7 +979,7 @@ static bool replay_settled(struct replay_run *run)
 /* What a pass ends with; every pass must end with the first one's. */
 struct replay_counts {
 	unsigned long ev[NR_MCS_EVENTS];
-	unsigned long stranded;
+	unsigned long stranded, stranded_peak, drain_events;
 	int refusals, recorded_refusals, short_uncharges;
 };
 
@@ -921,7 +989,7 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 {
 	const struct mcs_trace_header *h = run->t->h;
 	const unsigned long *ev = c->ev;
-	u64 ns = 0, timed = 0, tenths;
+	u64 ns = 0, timed = 0, tenths, dns = 0, dtimed = 0, dtenths;
 	unsigned int i;
 
 	for (i = 0; i < h->nr_events; i++) {
@@ -929,10 +997,15 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 			continue;
 		ns += run->times[i];
 		timed++;
+		if (test_bit(i, run->drained)) {
+			dns += run->times[i];
+			dtimed++;
+		}
 	}
 	tenths = ns * 10 / max_t(u64, timed, 1);
+	dtenths = dns * 10 / max_t(u64, dtimed, 1);
 	snprintf(result, size,
-		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u passes=%u agree=%d ns=%llu ns_per_op=%llu.%llu retimed=%d interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu cached_after_drain=%u verdict=%s\n",
+		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u passes=%u agree=%d ns=%llu ns_per_op=%llu.%llu retimed=%d interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu stranded_peak=%lu drain_events=%lu drain_ns_per_event=%llu.%llu cached_after_drain=%u verdict=%s\n",
 		 mcs_stock_mode_name(mode),
 		 run->entry == MCS_ENTRY_EXPORTED ? "exported" : "mode",
 		 MCS_TRACE_NAME_LEN, h->workload,
@@ -941,7 +1014,8 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 		 atomic_read(&run->retimed), h->nr_events - timed,
 		 ev[MCS_STOCK_HIT], ev[MCS_STOCK_MISS], ev[MCS_TRYLOCK_FAIL], ev[MCS_REFILL],
 		 ev[MCS_DRAIN], c->refusals, c->recorded_refusals, c->short_uncharges,
-		 c->stranded, run->cached, ok && agree ? "PASS" : "FAIL");
+		 c->stranded, c->stranded_peak, c->drain_events, dtenths / 10, dtenths % 10,
+		 run->cached, ok && agree ? "PASS" : "FAIL");
 }
 
 /* One pass of the stream, from drained stocks; @c: what it ends with. */
@@ -958,10 +1032,15 @@ static int replay_pass(struct replay_run *run, struct replay_worker *w,
 	atomic_set(&run->recorded_refusals, 0);
 	atomic_set(&run->short_uncharges, 0);
 	reinit_completion(&run->done);
+	bitmap_zero(run->drained, run->t->h->nr_events);
 	ret = replay_on_cpu(run, cpu, replay_open_balances);
 	/* the stocks start empty: what the stream finds there is its own */
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	replay_events_sum(run, before);
+	run->live = 0;
+	for (k = 0; k < run->t->h->nr_memcgs; k++)
+		run->live += replay_live_of(run, k);
+	run->peak = max_t(s64, (s64)mcs_memcg_usage(run->parent) - run->live, 0);
 	if (!ret)
 		ret = replay_stream(run, w);
 	memset(c, 0, sizeof(*c));
@@ -972,6 +1051,8 @@ static int replay_pass(struct replay_run *run, struct replay_worker *w,
 		replay_close_balances(run);
 	/* nothing is live: what the replay's memcgs still use is held in stocks */
 	c->stranded = mcs_memcg_usage(run->parent);
+	c->stranded_peak = max_t(s64, run->peak, c->stranded);
+	c->drain_events = bitmap_weight(run->drained, run->t->h->nr_events);
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	c->refusals = atomic_read(&run->refusals);
 	c->recorded_refusals = atomic_read(&run->recorded_refusals);
@@ -1057,8 +1138,9 @@ int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported
 	run->objcg = kcalloc(max(run->t->h->nr_memcgs, 1U), sizeof(*run->objcg), GFP_KERNEL);
 	run->bal = kvcalloc(2 * max(run->t->h->nr_memcgs, 1U), sizeof(*run->bal), GFP_KERNEL);
 	run->times = kvmalloc_array(run->t->h->nr_events, sizeof(*run->times), GFP_KERNEL);
+	run->drained = kvcalloc(BITS_TO_LONGS(run->t->h->nr_events), sizeof(long), GFP_KERNEL);
 	w = kcalloc(REPLAY_MAX_CPUS, sizeof(*w), GFP_KERNEL);
-	if (!run->memcg || !run->objcg || !run->bal || !run->times || !w)
+	if (!run->memcg || !run->objcg || !run->bal || !run->times || !run->drained || !w)
 		goto free;
 	ret = replay_memcgs_create(run);
 	if (ret)
@@ -1080,6 +1162,7 @@ put:
 free:
 	kfree(w);
 	kvfree(run->times);
+	kvfree(run->drained);
 	kvfree(run->bal);
 	kfree(run->objcg);
 	kfree(run->memcg);

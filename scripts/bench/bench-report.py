@@ -840,7 +840,8 @@ mark = len(out)
 REPLAY_MODES = ("decoupled", "decoupled-owner", "coupled", "coupled-noirq", "none",
                 "percpu-counter", "hahn-v4", "hahn-v6", "decoupled-7.3")
 REPLAY_COUNTS = ("events", "ops", "hits", "misses", "trylock_fail", "refills", "drains",
-                 "refusals", "recorded_refusals", "short_uncharges", "stranded_pages")
+                 "drain_events", "refusals", "recorded_refusals", "short_uncharges",
+                 "stranded_pages", "stranded_peak")
 REPLAY_SPREAD = 1.01    # boots' instructions per event further apart: flagged
 
 
@@ -907,9 +908,10 @@ if rfiles or skipped:
          "per pass, in the recorded order on the recorded CPU (bench workload=replay, 2 passes "
          "that must end with the same counts).")
     emit("  insns/event: instructions per event, the entry-point calls alone (ns_per_op; each "
-         "event at its fastest pass, so an interrupt in one pass is left out); hit rate: memcg stock hits / (hits + misses), "
-         "the page charges; stranded: pages still charged in the stocks at the end; drains: "
-         "stock slots drained; refused: premature refusals, charges the design refused beyond "
+         "event at its fastest pass, so an interrupt in one pass is left out); hit rate: memcg "
+         "stock hits / (hits + misses), the page charges; stranded end/peak: pages held in the stocks at the end, and the "
+         "most at the end of any event; drains: stock slots drained; insns/drain: instructions "
+         "of an event whose call drained a slot (the mean); refused: premature refusals, charges the design refused beyond "
          "the recorded refusals (the replay sets no limit); x pages: insns/event over the same "
          "mode's pages pair (1 client, 1 memcg) of the same boot (both through the mode's own "
          "entry functions); boots: same where every boot "
@@ -932,8 +934,8 @@ for f in rfiles:
             continue
         nb = len(boots)
         emit(f"  {k}, {nb} boot{'s' if nb > 1 else ''}:")
-        emit(f"  {'mode':<16}| {'insns/event':>15} | {'hit rate':>8} | {'stranded':>8} | "
-             f"{'drains':>6} | {'refused':>7} | {'x pages':>11} | boots")
+        emit(f"  {'mode':<16}| {'insns/event':>15} | {'hit rate':>8} | {'stranded':>11} | "
+             f"{'drains':>6} | {'insns/drain':>11} | {'refused':>7} | {'x pages':>11} | boots")
         notes = []
         for m in REPLAY_MODES:
             per = []
@@ -980,10 +982,12 @@ for f in rfiles:
                 agree = "same"
             hr = cell(lambda r: 100 * cnt(r, "hits") / max(cnt(r, "hits") + cnt(r, "misses"), 1),
                       1)
-            st, dr, rf = (cell(lambda r, q=q: cnt(r, q))
-                          for q in ("stranded_pages", "drains", "refusals"))
-            emit(f"  {m:<16}| {ic:>15} | {hr + ' %':>8} | {st:>8} | {dr:>6} | {rf:>7} | "
-                 f"{fb(xp, 2):>11} | {agree}")
+            st, pk, dr, rf = (cell(lambda r, q=q: cnt(r, q))
+                              for q in ("stranded_pages", "stranded_peak", "drains", "refusals"))
+            dc = cell(lambda r: float(r["drain_ns_per_event"]) if cnt(r, "drain_events") > 0
+                      else float("nan"), 1)
+            emit(f"  {m:<16}| {ic:>15} | {hr + ' %':>8} | {st + '/' + pk:>11} | {dr:>6} | "
+                 f"{dc:>11} | {rf:>7} | {fb(xp, 2):>11} | {agree}")
         for line in notes:
             emit(line)
         if nb > 1 and not notes:
@@ -1434,8 +1438,8 @@ CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "sh
             "pmu_cycles_per_pair", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair",
             "pmu_scaled", "kernel_account_insns_per_pair", "kernel_plain_insns_per_pair",
             "kernel_accounting_insns_per_pair", "kernel_pc_levels", "trace", "events",
-            "passes", "retimed", "interrupted", "drains", "recorded_refusals", "short_uncharges",
-            "verdict"]
+            "passes", "retimed", "interrupted", "drains", "drain_events", "drain_ns_per_event",
+            "stranded_peak", "recorded_refusals", "short_uncharges", "verdict"]
 
 
 def csv_rows(part, kernel, guest, d, icount_part):
