@@ -7,7 +7,10 @@
  * (every memcg back at zero, no leftover bytes), run every event of the
  * trace, and agree with a second replay through the same mode on every
  * count (hits, misses, refills, drains, trylock failures, refusals,
- * stranded pages): the events run one at a time in the trace's order.
+ * stranded pages at the end and at the peak, draining events): the events
+ * run one at a time in the trace's order.  The peak is at least what is
+ * stranded at the end, and an event drained if and only if some slot was
+ * (no more draining events than drains).
  * The first replay goes through the mode's own entry functions
  * (entry=mode) in two passes, which must agree with each other (agree=1),
  * the second through the exported functions (entry=exported) in one pass:
@@ -27,7 +30,7 @@ static const char * const modes[] = {
 
 static const char * const counts[] = {
 	"events", "ops", "hits", "misses", "refills", "drains", "trylock_fail", "refusals",
-	"short_uncharges", "stranded_pages",
+	"short_uncharges", "stranded_pages", "stranded_peak", "drain_events",
 };
 
 /* The highest CPU the shipped trace uses, plus one. */
@@ -135,7 +138,10 @@ int main(void)
 		ok = strstr(a, "verdict=PASS") && strstr(b, "verdict=PASS") &&
 		     strstr(a, " entry=mode ") && strstr(b, " entry=exported ") &&
 		     field(a, "ops") == h->nr_events && same &&
-		     field(a, "passes") == 2 && field(a, "agree") == 1 && field(b, "passes") == 1;
+		     field(a, "passes") == 2 && field(a, "agree") == 1 && field(b, "passes") == 1 &&
+		     field(a, "stranded_peak") >= field(a, "stranded_pages") &&
+		     field(a, "drain_events") <= field(a, "drains") &&
+		     (field(a, "drain_events") > 0) == (field(a, "drains") > 0);
 		ksft_test_result(ok, "replay %s: its entries (2 passes that agree), then the exported ones, verdict PASS, %u events, same counts\n",
 				 modes[i], h->nr_events);
 	}
