@@ -11,21 +11,30 @@
  *   cat record                              (a status line)
  *
  * The probes are on the kernel's own charge and uncharge points, each a
- * kprobe (entry) or a kretprobe (entry and return):
+ * kprobe (entry) or a kretprobe (entry and return).  Where kernels differ,
+ * a point is a group of names of one meaning, newest first: the first the
+ * running kernel has is used, the others not (no event counted twice).
  *
  *   try_charge_memcg()            page charge, success or refusal
- *                                 (kretprobe; its call from
- *                                 obj_cgroup_charge() is the byte stock's
- *                                 refill, not the workload's: skipped, by
- *                                 the caller's return address)
- *   obj_cgroup_charge()           byte charge (slab objects, zswap)
- *   refill_obj_stock()            byte uncharge (skipped when called by
- *                                 obj_cgroup_charge(): its surplus)
+ *                                 (kretprobe); its source by the caller's
+ *                                 return address; a call by the byte
+ *                                 stock's refill is skipped (a refusal of
+ *                                 one inside the slab hook is the object's
+ *                                 byte refusal)
+ *   obj_cgroup_charge()           byte charge (kretprobe): slab objects
+ *                                 (6.12), percpu, zswap
+ *   obj_cgroup_charge_pages()     (7.x) kernel pages charged (kretprobe);
+ *                                 the byte stock's refills skipped
+ *   __account_obj_stock()         (7.x) byte charge of one slab object
+ *   __refill_obj_stock(),
+ *   refill_obj_stock()            byte uncharge (skipped when a charge
+ *                                 calls it: its surplus)
  *   __mem_cgroup_uncharge(),
  *   __mem_cgroup_uncharge_folios() user folios uncharged (one event per run
  *                                 of folios of one memcg, as the kernel's
  *                                 own batch)
  *   mem_cgroup_cancel_charge()    a charge given back before it was used
+ *   mem_cgroup_sk_uncharge(),
  *   mem_cgroup_uncharge_skmem()   socket pages
  *   __memcg_kmem_uncharge_page()  kernel pages
  *
@@ -339,13 +348,14 @@ static int rec_page_call(struct rec_call *c, int caller, int memcg, gfp_t gfp, u
 static int rec_try_charge_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	int caller = rec_caller_of(mcs_compat_entry_return_address(regs));
+	struct mem_cgroup *memcg = (struct mem_cgroup *)regs_get_kernel_argument(regs, 0);
 
 	/* the byte stock's refill, or obj_cgroup_charge_pages()'s own event */
 	if (caller == RC_OBJ_CHARGE ||
 	    (caller == RC_OBJ_PAGES && READ_ONCE(rec_group_on[RG_OBJ_PAGES])))
 		return 1;
 	return rec_page_call((struct rec_call *)ri->data, caller,
-			     rec_memcg_index((struct mem_cgroup *)regs_get_kernel_argument(regs, 0), 0),
+			     rec_memcg_index(memcg, 0),
 			     (__force gfp_t)regs_get_kernel_argument(regs, 1),
 			     regs_get_kernel_argument(regs, 2));
 }
@@ -354,11 +364,11 @@ static int rec_try_charge_entry(struct kretprobe_instance *ri, struct pt_regs *r
 static int rec_obj_pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	int caller = rec_caller_of(mcs_compat_entry_return_address(regs));
+	struct obj_cgroup *objcg = (struct obj_cgroup *)regs_get_kernel_argument(regs, 0);
 
 	if (caller == RC_OBJ_CHARGE)
 		return 1;
-	return rec_page_call((struct rec_call *)ri->data, caller,
-			     rec_objcg_index((struct obj_cgroup *)regs_get_kernel_argument(regs, 0)),
+	return rec_page_call((struct rec_call *)ri->data, caller, rec_objcg_index(objcg),
 			     (__force gfp_t)regs_get_kernel_argument(regs, 1),
 			     regs_get_kernel_argument(regs, 2));
 }
@@ -401,12 +411,14 @@ static int rec_obj_charge_entry(struct kretprobe_instance *ri, struct pt_regs *r
 static int rec_slab_charge(struct kprobe *p, struct pt_regs *regs)
 {
 	int nr = (int)regs_get_kernel_argument(regs, 2);
+	u8 flags = MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT;
 
 	if (nr <= 0)
 		return 0;
+	if (!in_task())
+		flags |= MCS_TRACE_NOWAIT;
 	rec_emit(rec_objcg_index((struct obj_cgroup *)regs_get_kernel_argument(regs, 0)),
-		 MCS_TRACE_BYTE_CHARGE,
-		 (in_task() ? 0 : MCS_TRACE_NOWAIT) | (MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT), nr);
+		 MCS_TRACE_BYTE_CHARGE, flags, nr);
 	return 0;
 }
 
