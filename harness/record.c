@@ -160,11 +160,25 @@ static const u8 rec_caller_src[NR_RC] = {
 };
 
 /* The function @name's extent, from a kprobe's address and kallsyms. */
+/*
+ * Whether @addr is the kernel's own text.  A probe's name is looked up in
+ * the kernel first, then in every module, and this module has functions
+ * of upstream's names (its stocks): where the kernel lacks one, the lookup
+ * finds ours.  A module's symbol prints as "name+off/size [module]".
+ */
+static bool rec_kernel_text(unsigned long addr)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(sym, addr);
+	return !strchr(sym, '[');
+}
+
 static void rec_range_find(struct rec_range *r)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	unsigned long off, size;
-	struct kprobe kp = { .symbol_name = r->name };
+	struct kprobe kp = { .symbol_name = r->name, .flags = KPROBE_FLAG_DISABLED };
 	unsigned long addr;
 	char *plus;
 
@@ -174,6 +188,8 @@ static void rec_range_find(struct rec_range *r)
 		return;
 	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
+	if (!rec_kernel_text(addr))
+		return;
 	sprint_symbol(sym, addr);
 	plus = strrchr(sym, '+');
 	if (!plus || sscanf(plus, "+%lx/%lx", &off, &size) != 2 || off > addr)
@@ -611,6 +627,29 @@ static unsigned int rec_missed(void)
 	return missed;
 }
 
+/* Each probe is registered disarmed and armed only on the kernel's own text. */
+static bool rec_kretprobe_on(struct kretprobe *rp)
+{
+	rp->kp.flags = KPROBE_FLAG_DISABLED;
+	if (register_kretprobe(rp))
+		return false;
+	if (rec_kernel_text((unsigned long)rp->kp.addr) && !enable_kretprobe(rp))
+		return true;
+	unregister_kretprobe(rp);
+	return false;
+}
+
+static bool rec_kprobe_on(struct kprobe *kp)
+{
+	kp->flags = KPROBE_FLAG_DISABLED;
+	if (register_kprobe(kp))
+		return false;
+	if (rec_kernel_text((unsigned long)kp->addr) && !enable_kprobe(kp))
+		return true;
+	unregister_kprobe(kp);
+	return false;
+}
+
 /* @name in use for its group: into the status line's list. */
 static void rec_point_on(const struct rec_point *pt, size_t *len)
 {
@@ -636,7 +675,7 @@ static int rec_probes_on(void)
 		rp->kp.symbol_name = rec_kret_points[i].name;
 		rp->maxactive = max_t(int, 64, 8 * num_possible_cpus());
 		rp->nmissed = 0;
-		rec_kret_on[i] = !register_kretprobe(rp);
+		rec_kret_on[i] = rec_kretprobe_on(rp);
 		if (rec_kret_on[i])
 			rec_point_on(&rec_kret_points[i], &len);
 	}
@@ -649,7 +688,7 @@ static int rec_probes_on(void)
 		memset(kp, 0, sizeof(*kp));
 		kp->symbol_name = pt->name;
 		kp->pre_handler = pt->pre;
-		rec_kp_on[i] = !register_kprobe(kp);
+		rec_kp_on[i] = rec_kprobe_on(kp);
 		if (rec_kp_on[i])
 			rec_point_on(pt, &len);
 	}
