@@ -40,9 +40,10 @@
  *
  * A point the kernel lacks (another version may inline it) is left out and
  * the status line lists the points in use; a name found only in a module
- * (this one's stocks reuse upstream's names) is not the kernel's point.  docs/trace-format.md says which
- * points each kernel has.  The root memcg is never charged by the kernel
- * (its charges stop before the page counters): its events are left out.
+ * (this one's stocks reuse upstream's names) is not the kernel's point.
+ * docs/trace-format.md says which points each kernel has.  The root memcg
+ * is never charged by the kernel (its charges stop before the page
+ * counters): its events are left out.
  *
  * The handlers allocate nothing and never sleep: each event goes into its
  * CPU's preallocated buffer through a local_t slot counter (an interrupt
