@@ -11,28 +11,39 @@
  *   cat record                              (a status line)
  *
  * The probes are on the kernel's own charge and uncharge points, each a
- * kprobe (entry) or a kretprobe (entry and return):
+ * kprobe (entry) or a kretprobe (entry and return).  Where kernels differ,
+ * a point is a group of names of one meaning, newest first: the first the
+ * running kernel has is used, the others not (no event counted twice).
  *
  *   try_charge_memcg()            page charge, success or refusal
- *                                 (kretprobe; its call from
- *                                 obj_cgroup_charge() is the byte stock's
- *                                 refill, not the workload's: skipped, by
- *                                 the caller's return address)
- *   obj_cgroup_charge()           byte charge (slab objects, zswap)
- *   refill_obj_stock()            byte uncharge (skipped when called by
- *                                 obj_cgroup_charge(): its surplus)
+ *                                 (kretprobe); its source by the caller's
+ *                                 return address; a call by the byte
+ *                                 stock's refill is skipped (a refusal of
+ *                                 one inside the slab hook is the object's
+ *                                 byte refusal)
+ *   obj_cgroup_charge()           byte charge (kretprobe): slab objects
+ *                                 (6.12), percpu, zswap
+ *   obj_cgroup_charge_pages()     (7.x) kernel pages charged (kretprobe);
+ *                                 the byte stock's refills skipped
+ *   __account_obj_stock()         (7.x) byte charge of one slab object
+ *   __refill_obj_stock(),
+ *   refill_obj_stock()            byte uncharge (skipped when a charge
+ *                                 calls it: its surplus)
  *   __mem_cgroup_uncharge(),
  *   __mem_cgroup_uncharge_folios() user folios uncharged (one event per run
  *                                 of folios of one memcg, as the kernel's
  *                                 own batch)
  *   mem_cgroup_cancel_charge()    a charge given back before it was used
+ *   mem_cgroup_sk_uncharge(),
  *   mem_cgroup_uncharge_skmem()   socket pages
  *   __memcg_kmem_uncharge_page()  kernel pages
  *
  * A point the kernel lacks (another version may inline it) is left out and
- * the status line lists the points in use.  docs/trace-format.md says which
- * points each kernel has.  The root memcg is never charged by the kernel
- * (its charges stop before the page counters): its events are left out.
+ * the status line lists the points in use; a name found only in a module
+ * (this one's stocks reuse upstream's names) is not the kernel's point.
+ * docs/trace-format.md says which points each kernel has.  The root memcg
+ * is never charged by the kernel (its charges stop before the page
+ * counters): its events are left out.
  *
  * The handlers allocate nothing and never sleep: each event goes into its
  * CPU's preallocated buffer through a local_t slot counter (an interrupt
@@ -70,6 +81,7 @@
 #define REC_LINE_MAX		256
 #define REC_DEFAULT_EVENTS	262144
 #define REC_MIN_EVENTS		1024
+#define REC_POINTS_LEN		256
 
 #if MCS_HAVE_RECORDER
 #include <linux/cgroup.h>
@@ -79,6 +91,7 @@
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/sort.h>
+#include <net/sock.h>
 #include <asm/local.h>
 
 /* One CPU's buffer: its events and their counts. */
@@ -109,10 +122,18 @@ static unsigned int rec_cap;		/* events per CPU */
 static u64 rec_t0, rec_t1;
 static char rec_workload[MCS_TRACE_NAME_LEN];
 static char rec_note[MCS_TRACE_NOTE_LEN];
-static char rec_points[160];
+static char rec_points[REC_POINTS_LEN];
 
-/* The callers of try_charge_memcg() told apart by return address. */
-enum rec_caller { RC_SKIP, RC_FOLIO, RC_KMEM, RC_SOCK, NR_RC };
+/*
+ * The callers of the charge points, told apart by return address.  Names
+ * of one meaning in other kernels share a value: each kernel has some.
+ */
+enum rec_caller {
+	RC_OBJ_CHARGE,	/* the byte stock's refill by obj_cgroup_charge() */
+	RC_SLAB_ALLOC,	/* the same inside the slab hook (7.x) */
+	RC_OBJ_PAGES,	/* obj_cgroup_charge_pages(): its own point records */
+	RC_FOLIO, RC_KMEM, RC_SOCK, NR_RC
+};
 
 struct rec_range {
 	const char *name;
@@ -121,10 +142,14 @@ struct rec_range {
 };
 
 static struct rec_range rec_callers[] = {
-	{ "obj_cgroup_charge", RC_SKIP },
+	{ "obj_cgroup_charge", RC_OBJ_CHARGE },
+	{ "__memcg_slab_post_alloc_hook", RC_SLAB_ALLOC },
+	{ "obj_cgroup_charge_pages", RC_OBJ_PAGES },
 	{ "__memcg_kmem_charge_page", RC_KMEM },
 	{ "mem_cgroup_charge_skmem", RC_SOCK },
+	{ "mem_cgroup_sk_charge", RC_SOCK },
 	{ "__mem_cgroup_charge", RC_FOLIO },
+	{ "charge_memcg", RC_FOLIO },
 	{ "mem_cgroup_swapin_charge_folio", RC_FOLIO },
 	{ "mem_cgroup_hugetlb_try_charge", RC_FOLIO },
 };
@@ -132,14 +157,30 @@ static struct rec_range rec_callers[] = {
 static const u8 rec_caller_src[NR_RC] = {
 	[RC_FOLIO] = MCS_TRACE_SRC_FOLIO, [RC_KMEM] = MCS_TRACE_SRC_KMEM,
 	[RC_SOCK] = MCS_TRACE_SRC_SOCK,
+	/* reached only when obj_cgroup_charge_pages() has no probe of its own */
+	[RC_OBJ_PAGES] = MCS_TRACE_SRC_OTHER,
 };
 
 /* The function @name's extent, from a kprobe's address and kallsyms. */
+/*
+ * Whether @addr is the kernel's own text.  A probe's name is looked up in
+ * the kernel first, then in every module, and this module has functions
+ * of upstream's names (its stocks): where the kernel lacks one, the lookup
+ * finds ours.  A module's symbol prints as "name+off/size [module]".
+ */
+static bool rec_kernel_text(unsigned long addr)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(sym, addr);
+	return !strchr(sym, '[');
+}
+
 static void rec_range_find(struct rec_range *r)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	unsigned long off, size;
-	struct kprobe kp = { .symbol_name = r->name };
+	struct kprobe kp = { .symbol_name = r->name, .flags = KPROBE_FLAG_DISABLED };
 	unsigned long addr;
 	char *plus;
 
@@ -149,6 +190,8 @@ static void rec_range_find(struct rec_range *r)
 		return;
 	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
+	if (!rec_kernel_text(addr))
+		return;
 	sprint_symbol(sym, addr);
 	plus = strrchr(sym, '+');
 	if (!plus || sscanf(plus, "+%lx/%lx", &off, &size) != 2 || off > addr)
@@ -257,46 +300,28 @@ static void rec_emit(int memcg, u8 kind, u8 flags, unsigned long amount)
 	e->amount = amount;
 }
 
-/* What a kretprobe's entry keeps for its return. */
+/* Points in use, by meaning (enum rec_group): the first name found of each. */
+enum rec_group {
+	RG_PAGE_CHARGE, RG_BYTE_CHARGE, RG_OBJ_PAGES, RG_SLAB_CHARGE, RG_BYTE_UNCHARGE,
+	RG_FOLIO, RG_FOLIOS, RG_CANCEL, RG_SOCK, RG_KMEM, NR_RG
+};
+
+static bool rec_group_on[NR_RG];
+
+/* No event: what a byte stock's refill records when it succeeds. */
+#define REC_NO_EVENT	NR_MCS_TRACE_KINDS
+
+/* What a kretprobe's entry keeps for its return: the event of each outcome. */
 struct rec_call {
 	int memcg;
 	u8 flags;
+	u8 ok, bad;	/* kinds: on success, on refusal */
 	unsigned long amount;
 };
 
 static u8 rec_gfp_flags(gfp_t gfp)
 {
 	return gfpflags_allow_blocking(gfp) ? 0 : MCS_TRACE_NOWAIT;
-}
-
-static int rec_try_charge_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct rec_call *c = (struct rec_call *)ri->data;
-	int caller = rec_caller_of(mcs_compat_entry_return_address(regs));
-
-	if (caller == RC_SKIP)
-		return 1;
-	c->memcg = rec_memcg_index((struct mem_cgroup *)regs_get_kernel_argument(regs, 0), 0);
-	if (c->memcg < 0)
-		return 1;
-	c->flags = rec_gfp_flags((__force gfp_t)regs_get_kernel_argument(regs, 1)) |
-		   ((caller < 0 ? MCS_TRACE_SRC_OTHER : rec_caller_src[caller]) <<
-		    MCS_TRACE_SRC_SHIFT);
-	c->amount = (unsigned int)regs_get_kernel_argument(regs, 2);
-	return 0;
-}
-
-static int rec_charge_return(struct kretprobe_instance *ri, struct pt_regs *regs, u8 ok, u8 bad)
-{
-	struct rec_call *c = (struct rec_call *)ri->data;
-
-	rec_emit(c->memcg, regs_return_value(regs) ? bad : ok, c->flags, c->amount);
-	return 0;
-}
-
-static int rec_try_charge_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	return rec_charge_return(ri, regs, MCS_TRACE_PAGE_CHARGE, MCS_TRACE_PAGE_REFUSED);
 }
 
 static int rec_objcg_index(struct obj_cgroup *objcg)
@@ -311,32 +336,133 @@ static int rec_objcg_index(struct obj_cgroup *objcg)
 	return idx;
 }
 
+/*
+ * A page charge of @nr by @caller into @memcg (a table index): the
+ * workload's, or the byte stock's refill, whose success is not the
+ * workload's (its byte charges are) but whose refusal inside the slab hook
+ * is the object's.  Returns 1 for nothing to record.
+ */
+static int rec_page_call(struct rec_call *c, int caller, int memcg, gfp_t gfp, unsigned int nr)
+{
+	if (caller == RC_OBJ_CHARGE || memcg < 0)
+		return 1;
+	c->memcg = memcg;
+	c->flags = rec_gfp_flags(gfp);
+	if (caller == RC_SLAB_ALLOC) {
+		c->ok = REC_NO_EVENT;
+		c->bad = MCS_TRACE_BYTE_REFUSED;
+		c->flags |= MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT;
+		c->amount = (unsigned long)nr << PAGE_SHIFT;
+		return 0;
+	}
+	c->ok = MCS_TRACE_PAGE_CHARGE;
+	c->bad = MCS_TRACE_PAGE_REFUSED;
+	c->flags |= (caller < 0 ? MCS_TRACE_SRC_OTHER : rec_caller_src[caller]) <<
+		    MCS_TRACE_SRC_SHIFT;
+	c->amount = nr;
+	return 0;
+}
+
+static int rec_try_charge_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	int caller = rec_caller_of(mcs_compat_entry_return_address(regs));
+	struct mem_cgroup *memcg = (struct mem_cgroup *)regs_get_kernel_argument(regs, 0);
+
+	/* the byte stock's refill, or obj_cgroup_charge_pages()'s own event */
+	if (caller == RC_OBJ_CHARGE ||
+	    (caller == RC_OBJ_PAGES && READ_ONCE(rec_group_on[RG_OBJ_PAGES])))
+		return 1;
+	return rec_page_call((struct rec_call *)ri->data, caller,
+			     rec_memcg_index(memcg, 0),
+			     (__force gfp_t)regs_get_kernel_argument(regs, 1),
+			     regs_get_kernel_argument(regs, 2));
+}
+
+/* obj_cgroup_charge_pages() (7.x): kernel pages, or the byte stock's refill */
+static int rec_obj_pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	int caller = rec_caller_of(mcs_compat_entry_return_address(regs));
+	struct obj_cgroup *objcg = (struct obj_cgroup *)regs_get_kernel_argument(regs, 0);
+
+	if (caller == RC_OBJ_CHARGE)
+		return 1;
+	return rec_page_call((struct rec_call *)ri->data, caller, rec_objcg_index(objcg),
+			     (__force gfp_t)regs_get_kernel_argument(regs, 1),
+			     regs_get_kernel_argument(regs, 2));
+}
+
+static int rec_call_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct rec_call *c = (struct rec_call *)ri->data;
+	u8 kind = regs_return_value(regs) ? c->bad : c->ok;
+
+	if (kind != REC_NO_EVENT)
+		rec_emit(c->memcg, kind, c->flags, c->amount);
+	return 0;
+}
+
 static int rec_obj_charge_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct rec_call *c = (struct rec_call *)ri->data;
 
+	/* the slab hook's objects, where the kernel has their own point */
+	if (READ_ONCE(rec_group_on[RG_SLAB_CHARGE]) &&
+	    rec_caller_of(mcs_compat_entry_return_address(regs)) == RC_SLAB_ALLOC)
+		return 1;
 	c->memcg = rec_objcg_index((struct obj_cgroup *)regs_get_kernel_argument(regs, 0));
 	if (c->memcg < 0)
 		return 1;
 	c->flags = rec_gfp_flags((__force gfp_t)regs_get_kernel_argument(regs, 1)) |
 		   (MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT);
+	c->ok = MCS_TRACE_BYTE_CHARGE;
+	c->bad = MCS_TRACE_BYTE_REFUSED;
 	c->amount = regs_get_kernel_argument(regs, 2);
 	return 0;
 }
 
-static int rec_obj_charge_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+/*
+ * __account_obj_stock() (7.x): one slab object charged (@nr > 0, after its
+ * charge) or freed (@nr < 0: the byte uncharge point has it).  The gfp of
+ * the allocation is not at hand: a charge outside task context could not
+ * block.
+ */
+static int rec_slab_charge(struct kprobe *p, struct pt_regs *regs)
 {
-	return rec_charge_return(ri, regs, MCS_TRACE_BYTE_CHARGE, MCS_TRACE_BYTE_REFUSED);
+	int nr = (int)regs_get_kernel_argument(regs, 2);
+	u8 flags = MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT;
+
+	if (nr <= 0)
+		return 0;
+	if (!in_task())
+		flags |= MCS_TRACE_NOWAIT;
+	rec_emit(rec_objcg_index((struct obj_cgroup *)regs_get_kernel_argument(regs, 0)),
+		 MCS_TRACE_BYTE_CHARGE, flags, nr);
+	return 0;
 }
 
-static int rec_refill_obj(struct kprobe *p, struct pt_regs *regs)
+/* Bytes back into the byte stock, argument @nr_arg: a free, unless a charge's surplus. */
+static int rec_byte_uncharge(struct pt_regs *regs, unsigned int nr_arg)
 {
-	if (rec_caller_of(mcs_compat_entry_return_address(regs)) == RC_SKIP)
+	int caller = rec_caller_of(mcs_compat_entry_return_address(regs));
+
+	if (caller == RC_OBJ_CHARGE || caller == RC_SLAB_ALLOC)
 		return 0;
 	rec_emit(rec_objcg_index((struct obj_cgroup *)regs_get_kernel_argument(regs, 0)),
 		 MCS_TRACE_BYTE_UNCHARGE, MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT,
-		 (unsigned int)regs_get_kernel_argument(regs, 1));
+		 (unsigned int)regs_get_kernel_argument(regs, nr_arg));
 	return 0;
+}
+
+/* refill_obj_stock(objcg, nr_bytes, allow_uncharge) */
+static int rec_refill_obj(struct kprobe *p, struct pt_regs *regs)
+{
+	return rec_byte_uncharge(regs, 1);
+}
+
+/* __refill_obj_stock(objcg, stock, nr_bytes, allow_uncharge) (7.x) */
+static int rec_refill_obj_stock(struct kprobe *p, struct pt_regs *regs)
+{
+	return rec_byte_uncharge(regs, 2);
 }
 
 /* A folio's memcg (an objcg's for kernel folios), and where it came from. */
@@ -405,6 +531,17 @@ static int rec_uncharge_skmem(struct kprobe *p, struct pt_regs *regs)
 	return rec_memcg_uncharge(regs, MCS_TRACE_SRC_SOCK);
 }
 
+/* mem_cgroup_sk_uncharge(sk, nr_pages) (7.x): the socket's memcg */
+static int rec_sk_uncharge(struct kprobe *p, struct pt_regs *regs)
+{
+	const struct sock *sk = (const struct sock *)regs_get_kernel_argument(regs, 0);
+
+	rec_emit(rec_memcg_index(READ_ONCE(sk->sk_memcg), 0), MCS_TRACE_PAGE_UNCHARGE,
+		 MCS_TRACE_SRC_SOCK << MCS_TRACE_SRC_SHIFT,
+		 (unsigned int)regs_get_kernel_argument(regs, 1));
+	return 0;
+}
+
 static int rec_kmem_uncharge(struct kprobe *p, struct pt_regs *regs)
 {
 	struct folio *folio = page_folio((struct page *)regs_get_kernel_argument(regs, 0));
@@ -421,25 +558,47 @@ static int rec_kmem_uncharge(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-/* The charge points, by name: their kprobes are filled in at each start. */
-static const char * const rec_kret_names[] = { "try_charge_memcg", "obj_cgroup_charge" };
+/*
+ * The points, by name, in the order of the status line: their probes are
+ * filled in at each start.  Names of one group mean the same in different
+ * kernels and are tried in order, the newest first: the first the kernel
+ * has is the group's point, so an event is never recorded twice where a
+ * kernel has both an old and a new name.
+ */
+struct rec_point {
+	const char *name;
+	u8 group;
+	kprobe_pre_handler_t pre;	/* kprobes only */
+};
+
+static const struct rec_point rec_kret_points[] = {
+	{ "try_charge_memcg", RG_PAGE_CHARGE },
+	{ "obj_cgroup_charge", RG_BYTE_CHARGE },
+	{ "obj_cgroup_charge_pages", RG_OBJ_PAGES },
+};
 
 static struct kretprobe rec_kretprobes[] = {
-	{ .entry_handler = rec_try_charge_entry, .handler = rec_try_charge_return,
+	{ .entry_handler = rec_try_charge_entry, .handler = rec_call_return,
 	  .data_size = sizeof(struct rec_call) },
-	{ .entry_handler = rec_obj_charge_entry, .handler = rec_obj_charge_return,
+	{ .entry_handler = rec_obj_charge_entry, .handler = rec_call_return,
+	  .data_size = sizeof(struct rec_call) },
+	{ .entry_handler = rec_obj_pages_entry, .handler = rec_call_return,
 	  .data_size = sizeof(struct rec_call) },
 };
 
-static struct kprobe rec_kprobes[] = {
-	{ .symbol_name = "refill_obj_stock", .pre_handler = rec_refill_obj },
-	{ .symbol_name = "__mem_cgroup_uncharge", .pre_handler = rec_uncharge_folio },
-	{ .symbol_name = "__mem_cgroup_uncharge_folios", .pre_handler = rec_uncharge_folios },
-	{ .symbol_name = "mem_cgroup_cancel_charge", .pre_handler = rec_cancel },
-	{ .symbol_name = "mem_cgroup_uncharge_skmem", .pre_handler = rec_uncharge_skmem },
-	{ .symbol_name = "__memcg_kmem_uncharge_page", .pre_handler = rec_kmem_uncharge },
+static const struct rec_point rec_kprobe_points[] = {
+	{ "__account_obj_stock", RG_SLAB_CHARGE, rec_slab_charge },
+	{ "__refill_obj_stock", RG_BYTE_UNCHARGE, rec_refill_obj_stock },
+	{ "refill_obj_stock", RG_BYTE_UNCHARGE, rec_refill_obj },
+	{ "__mem_cgroup_uncharge", RG_FOLIO, rec_uncharge_folio },
+	{ "__mem_cgroup_uncharge_folios", RG_FOLIOS, rec_uncharge_folios },
+	{ "mem_cgroup_cancel_charge", RG_CANCEL, rec_cancel },
+	{ "mem_cgroup_sk_uncharge", RG_SOCK, rec_sk_uncharge },
+	{ "mem_cgroup_uncharge_skmem", RG_SOCK, rec_uncharge_skmem },
+	{ "__memcg_kmem_uncharge_page", RG_KMEM, rec_kmem_uncharge },
 };
 
+static struct kprobe rec_kprobes[ARRAY_SIZE(rec_kprobe_points)];
 static bool rec_kret_on[ARRAY_SIZE(rec_kretprobes)];
 static bool rec_kp_on[ARRAY_SIZE(rec_kprobes)];
 
@@ -457,6 +616,48 @@ static void rec_probes_off(void)
 	synchronize_rcu();
 	memset(rec_kret_on, 0, sizeof(rec_kret_on));
 	memset(rec_kp_on, 0, sizeof(rec_kp_on));
+	for (i = 0; i < NR_RG; i++)
+		WRITE_ONCE(rec_group_on[i], false);
+}
+
+static unsigned int rec_missed(void)
+{
+	unsigned int i, missed = 0;
+
+	for (i = 0; i < ARRAY_SIZE(rec_kretprobes); i++)
+		missed += rec_kretprobes[i].nmissed;
+	return missed;
+}
+
+/* Each probe is registered disarmed and armed only on the kernel's own text. */
+static bool rec_kretprobe_on(struct kretprobe *rp)
+{
+	rp->kp.flags = KPROBE_FLAG_DISABLED;
+	if (register_kretprobe(rp))
+		return false;
+	if (rec_kernel_text((unsigned long)rp->kp.addr) && !enable_kretprobe(rp))
+		return true;
+	unregister_kretprobe(rp);
+	return false;
+}
+
+static bool rec_kprobe_on(struct kprobe *kp)
+{
+	kp->flags = KPROBE_FLAG_DISABLED;
+	if (register_kprobe(kp))
+		return false;
+	if (rec_kernel_text((unsigned long)kp->addr) && !enable_kprobe(kp))
+		return true;
+	unregister_kprobe(kp);
+	return false;
+}
+
+/* @name in use for its group: into the status line's list. */
+static void rec_point_on(const struct rec_point *pt, size_t *len)
+{
+	WRITE_ONCE(rec_group_on[pt->group], true);
+	*len += scnprintf(rec_points + *len, sizeof(rec_points) - *len, "%s%s",
+			  *len ? "," : "", pt->name);
 }
 
 /* Register every point the kernel has; -ENOENT without the page charge. */
@@ -473,26 +674,25 @@ static int rec_probes_on(void)
 
 		/* a fresh instance pool each time; charges may sleep in reclaim */
 		memset(&rp->kp, 0, sizeof(rp->kp));
-		rp->kp.symbol_name = rec_kret_names[i];
+		rp->kp.symbol_name = rec_kret_points[i].name;
 		rp->maxactive = max_t(int, 64, 8 * num_possible_cpus());
 		rp->nmissed = 0;
-		rec_kret_on[i] = !register_kretprobe(rp);
+		rec_kret_on[i] = rec_kretprobe_on(rp);
 		if (rec_kret_on[i])
-			len += scnprintf(rec_points + len, sizeof(rec_points) - len, "%s%s",
-					 len ? "," : "", rp->kp.symbol_name);
+			rec_point_on(&rec_kret_points[i], &len);
 	}
 	for (i = 0; i < ARRAY_SIZE(rec_kprobes); i++) {
+		const struct rec_point *pt = &rec_kprobe_points[i];
 		struct kprobe *kp = &rec_kprobes[i];
-		const char *name = kp->symbol_name;
-		kprobe_pre_handler_t pre = kp->pre_handler;
 
+		if (rec_group_on[pt->group])
+			continue;
 		memset(kp, 0, sizeof(*kp));
-		kp->symbol_name = name;
-		kp->pre_handler = pre;
-		rec_kp_on[i] = !register_kprobe(kp);
+		kp->symbol_name = pt->name;
+		kp->pre_handler = pt->pre;
+		rec_kp_on[i] = rec_kprobe_on(kp);
 		if (rec_kp_on[i])
-			len += scnprintf(rec_points + len, sizeof(rec_points) - len, "%s%s",
-					 len ? "," : "", name);
+			rec_point_on(pt, &len);
 	}
 	if (!rec_kret_on[0]) {
 		/* no probe on try_charge_memcg: the page charge point is unknown */
@@ -723,7 +923,7 @@ static int rec_build(struct rec_out *o)
 	h->page_size = PAGE_SIZE;
 	h->lost = rec_sum(rec_lost_of) + atomic_read(&rec_table_lost) + total - n;
 	h->skipped_nmi = rec_sum(rec_nmi_of);
-	h->missed = rec_kretprobes[0].nmissed + rec_kretprobes[1].nmissed;
+	h->missed = rec_missed();
 	h->duration_ns = rec_t1 - rec_t0;
 	strscpy_pad(h->release, init_utsname()->release, sizeof(h->release));
 	strscpy_pad(h->workload, rec_workload, sizeof(h->workload));
@@ -796,7 +996,7 @@ static int rec_status(char *buf, size_t size)
 			 rec_state == REC_IDLE ? 0 :
 			 rec_sum(rec_lost_of) + atomic_read(&rec_table_lost),
 			 rec_state == REC_IDLE ? 0 : rec_sum(rec_nmi_of),
-			 rec_kretprobes[0].nmissed + rec_kretprobes[1].nmissed,
+			 rec_missed(),
 			 rec_points[0] ? rec_points : "-");
 }
 
@@ -906,7 +1106,7 @@ static ssize_t rec_write(struct file *file, const char __user *ubuf, size_t coun
 
 static ssize_t rec_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
 {
-	char buf[REC_LINE_MAX + 160];
+	char buf[REC_LINE_MAX + REC_POINTS_LEN];
 	int len;
 
 	mutex_lock(&rec_lock);
