@@ -327,7 +327,8 @@ static void rmmod_during_replay(void)
 					      strerror(-ret));
 		else
 			ksft_test_result_skip("rmmod during a replay: the module went %s (%s)\n",
-					      ended ? "after it" : "before it began", strerror(-ret));
+					      ended ? "after it" : "before it began",
+					      strerror(-ret));
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		ksft_test_result_fail("rmmod during a replay: the replay failed (status %d)\n",
 				      status);
