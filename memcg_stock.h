@@ -324,11 +324,12 @@ void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
  *	mcs_stock_set_mode() refuses it.
  * @MCS_MODE_DECOUPLED_OWNER: "decoupled-owner": the decoupled stocks
  *	(same data, same code) under an exclusion of the module's own in
- *	place of local_trylock_t: a per-CPU owner byte set with preemption
- *	disabled, also on PREEMPT_RT, where local_trylock_t is a sleeping
- *	spinlock.  On PREEMPT_RT its charge paths never sleep, and hardirq
- *	and NMI callers bypass its stocks (as they bypass the decoupled
- *	ones there).  A real mode, not only a benchmark control.
+ *	place of local_trylock_t: a per-CPU mark set with preemption
+ *	disabled (the lock's own byte on !PREEMPT_RT, a byte beside it on
+ *	PREEMPT_RT, where local_trylock_t is a sleeping spinlock).  On
+ *	PREEMPT_RT its charge paths never sleep, and hardirq and NMI
+ *	callers bypass its stocks (as they bypass the decoupled ones
+ *	there).  A real mode, not only a benchmark control.
  * @MCS_MODE_PERCPU_COUNTER: "percpu-counter": the stock of 2026's
  *	per-page_counter series: one per-CPU count of pages per memcg, beside
  *	its page counter, taken and refilled with atomics and no lock, drained

@@ -90,7 +90,7 @@ static bool nmi_here(void)
 	return !mcs_nmi_pending(cpu);
 }
 
-/* the stock held, and the exclusion: local_trylock_t, or the owner byte */
+/* the stock held, and the exclusion: local_trylock_t, or a decoupled-owner section */
 enum held_stock { HELD_MEMCG_STOCK, HELD_OBJ_STOCK, HELD_MEMCG_OWNER, HELD_OBJ_OWNER };
 
 static const enum held_stock held_stocks[] = {

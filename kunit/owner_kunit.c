@@ -318,16 +318,21 @@ static void owner_irq_fn(struct irq_work *work)
 	WRITE_ONCE(w->done, true);
 }
 
-/* Run owner_irq_fn() in hard interrupt context on this CPU, and wait. */
-static bool owner_irq_here(struct owner_irq *w)
+/* Run @work in hard interrupt context on this CPU; wait for it to set @done. */
+static bool owner_irq_run(struct irq_work *work, bool *done)
 {
 	int i;
 
-	WRITE_ONCE(w->done, false);
-	irq_work_queue(&w->work);
-	for (i = 0; i < 100000 && !READ_ONCE(w->done); i++)
+	WRITE_ONCE(*done, false);
+	irq_work_queue(work);
+	for (i = 0; i < 100000 && !READ_ONCE(*done); i++)
 		ndelay(10000);
-	return READ_ONCE(w->done);
+	return READ_ONCE(*done);
+}
+
+static bool owner_irq_here(struct owner_irq *w)
+{
+	return owner_irq_run(&w->work, &w->done);
 }
 
 /*
@@ -390,7 +395,8 @@ static void owner_section_checks_mode_and_lock(struct kunit *test)
 	in_decoupled = mcs_owner_test_trylock(false);
 	if (in_decoupled)
 		mcs_owner_test_unlock(false);
-	byte_after = __this_cpu_read(mcs_memcg_stock.owner);
+	byte_after = IS_ENABLED(CONFIG_PREEMPT_RT) ? __this_cpu_read(mcs_memcg_stock.owner) :
+						     mcs_local_trylock_held(&mcs_memcg_stock.lock);
 	preempt_enable();
 	KUNIT_EXPECT_FALSE(test, in_decoupled);
 	KUNIT_EXPECT_FALSE(test, byte_after);
@@ -410,6 +416,106 @@ static void owner_section_checks_mode_and_lock(struct kunit *test)
 	migrate_enable();
 	KUNIT_EXPECT_FALSE(test, with_lock_held);
 	KUNIT_EXPECT_TRUE(test, in_owner);
+}
+
+/* One take of a "decoupled" stock, its mode a constant, in hard interrupt context. */
+struct owner_stale {
+	struct irq_work work;
+	enum mcs_stock_mode mode;
+	struct mcs_memcg *memcg;
+	struct mcs_objcg *objcg;	/* NULL: a page of @memcg */
+	enum mcs_stock_answer answer;
+	bool done;
+};
+
+static void owner_stale_fn(struct irq_work *work)
+{
+	struct owner_stale *w = container_of(work, struct owner_stale, work);
+
+	w->answer = mcs_decoupled_test_take(w->mode, w->memcg, w->objcg);
+	WRITE_ONCE(w->done, true);
+}
+
+/* Give back what a take that hit took, in the caller's task. */
+static void owner_stale_give_back(struct owner_stale *w)
+{
+	if (w->answer != MCS_TAKE_HIT)
+		return;
+	if (w->objcg)
+		mcs_obj_uncharge(w->objcg, 1);
+	else
+		mcs_uncharge_pages(w->memcg, 1);
+}
+
+/*
+ * The bench's timer and NMI load call a mode's own entry functions with
+ * the mode as a constant: a "decoupled" take checks no mode, and no grace
+ * period covers it.  One that interrupts a section of "decoupled-owner"
+ * on the same stock must find it busy (the section marks the stock's
+ * local_trylock_t on !PREEMPT_RT); were it served, both would change the
+ * slot at once, a charge lost or doubled.  Once the section is left, the
+ * same take is served on !PREEMPT_RT, and busy on PREEMPT_RT (no hardirq
+ * take there).
+ */
+static void owner_section_excludes_stale_takes(struct kunit *test)
+{
+	static const struct {
+		enum mcs_stock_mode mode;
+		bool obj;
+	} takes[] = {
+		{ MCS_MODE_DECOUPLED, false },
+		{ MCS_MODE_DECOUPLED_73, false },
+		{ MCS_MODE_DECOUPLED, true },
+	};
+	enum mcs_stock_answer held[ARRAY_SIZE(takes)], freed[ARRAY_SIZE(takes)];
+	bool entered[ARRAY_SIZE(takes)], ran_held[ARRAY_SIZE(takes)];
+	bool ran_freed[ARRAY_SIZE(takes)];
+	struct owner_case *c = owner_setup(test);
+	struct owner_stale *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	unsigned long usage;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->work = IRQ_WORK_INIT_HARD(owner_stale_fn);
+	w->memcg = c->memcg;
+	migrate_disable();
+	c->cpu = smp_processor_id();
+	owner_fill(test, c);
+	usage = mcs_memcg_usage(c->memcg);
+	for (i = 0; i < ARRAY_SIZE(takes); i++) {
+		w->mode = takes[i].mode;
+		w->objcg = takes[i].obj ? c->objcg : NULL;
+		held[i] = MCS_TAKE_NOT_ASKED;
+		ran_held[i] = false;
+		entered[i] = mcs_owner_test_trylock(takes[i].obj);
+		if (entered[i]) {
+			ran_held[i] = owner_irq_run(&w->work, &w->done);
+			held[i] = w->answer;
+			mcs_owner_test_unlock(takes[i].obj);
+			owner_stale_give_back(w);
+		}
+		ran_freed[i] = owner_irq_run(&w->work, &w->done);
+		freed[i] = w->answer;
+		owner_stale_give_back(w);
+	}
+	migrate_enable();
+	irq_work_sync(&w->work);
+
+	for (i = 0; i < ARRAY_SIZE(takes); i++) {
+		const char *what = takes[i].obj ? "bytes" : "pages";
+
+		KUNIT_ASSERT_TRUE_MSG(test, entered[i], "take %d (%s)", i, what);
+		KUNIT_ASSERT_TRUE(test, ran_held[i]);
+		KUNIT_ASSERT_TRUE(test, ran_freed[i]);
+		KUNIT_EXPECT_EQ_MSG(test, held[i], MCS_TAKE_BUSY, "mode %s %s in a section",
+				    mcs_stock_mode_name(takes[i].mode), what);
+		KUNIT_EXPECT_EQ_MSG(test, freed[i],
+				    IS_ENABLED(CONFIG_PREEMPT_RT) ? MCS_TAKE_BUSY : MCS_TAKE_HIT,
+				    "mode %s %s after the section",
+				    mcs_stock_mode_name(takes[i].mode), what);
+	}
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(c->memcg), usage);
+	KUNIT_EXPECT_EQ(test, memcg_slot_pages(c->cpu, c->memcg), (int)MCS_CHARGE_BATCH - 1);
 }
 
 static struct task_struct *owner_hook_task;
@@ -458,6 +564,7 @@ static struct kunit_case owner_cases[] = {
 	KUNIT_CASE_PARAM(owner_drain_waits_for_holder, owner_stock_gen_params),
 	KUNIT_CASE(owner_hardirq_falls_back),
 	KUNIT_CASE(owner_section_checks_mode_and_lock),
+	KUNIT_CASE(owner_section_excludes_stale_takes),
 	KUNIT_CASE(owner_refused_by_mode_counts_trylock_fail),
 	{}
 };
@@ -468,4 +575,103 @@ static struct kunit_suite owner_suite = {
 	.test_cases = owner_cases,
 };
 
-kunit_test_suite(owner_suite);
+/* ---- switches under load ------------------------------------------------- */
+
+#define SWITCH_MEMCGS	(2 * NR_MEMCG_STOCK)
+#define SWITCH_THREADS	16
+#define SWITCH_ROUNDS	20
+
+struct owner_switch {
+	struct mcs_memcg *memcg[SWITCH_MEMCGS];
+	struct mcs_objcg *objcg[SWITCH_MEMCGS];
+	atomic_long_t ops;
+	atomic_long_t errors;
+};
+
+/* Pages and bytes through the exported entries, over more memcgs than slots. */
+static int owner_switch_fn(void *arg)
+{
+	struct owner_switch *sw = arg;
+	u32 seed = smp_processor_id() * 7919 + 1;
+	long ops = 0;
+
+	while (!kthread_should_stop()) {
+		unsigned int i = mcs_load_next(&seed) % SWITCH_MEMCGS;
+		unsigned int nr = 1 + mcs_load_next(&seed) % MCS_CHARGE_BATCH;
+		unsigned int size = 1 + mcs_load_next(&seed) % (2 * PAGE_SIZE);
+
+		if (mcs_charge_pages(sw->memcg[i], GFP_KERNEL, nr))
+			atomic_long_inc(&sw->errors);
+		else
+			mcs_uncharge_pages(sw->memcg[i], nr);
+		if (mcs_obj_charge(sw->objcg[i], GFP_KERNEL, size))
+			atomic_long_inc(&sw->errors);
+		else
+			mcs_obj_uncharge(sw->objcg[i], size);
+		if (!(++ops & 63))
+			cond_resched();
+	}
+	atomic_long_add(ops, &sw->ops);
+	return 0;
+}
+
+/*
+ * Switches between "decoupled-owner" and the mode found ("decoupled" or
+ * "decoupled-7.3", else "decoupled") while tasks charge through the
+ * exported entries, so that sections of "decoupled-owner" run on every
+ * CPU.  Run alone it checks the switches; run beside the bench's timer
+ * and NMI load in mode "decoupled" or "decoupled-7.3" (selftest
+ * bench_switch), whose entries take those stocks with the mode as a
+ * constant, it checks that no such take enters a section: every charge of
+ * its memcgs comes back, and no page counter underflows.  No leak check
+ * of the module's totals: the bench's memcgs live beside these.
+ */
+static void owner_switch_under_load(struct kunit *test)
+{
+	enum mcs_stock_mode back = mcs_stock_get_mode(), other = back;
+	struct task_struct **t = kunit_kcalloc(test, SWITCH_THREADS, sizeof(*t), GFP_KERNEL);
+	struct owner_switch *sw = kunit_kzalloc(test, sizeof(*sw), GFP_KERNEL);
+	long underflows = mcs_page_counter_underflows();
+	int i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_NOT_NULL(test, sw);
+	if (other != MCS_MODE_DECOUPLED && other != MCS_MODE_DECOUPLED_73)
+		other = MCS_MODE_DECOUPLED;
+	for (i = 0; i < SWITCH_MEMCGS; i++) {
+		sw->memcg[i] = mcs_test_memcg(test, NULL);
+		sw->objcg[i] = mcs_test_objcg(test, sw->memcg[i]);
+	}
+	n = mcs_test_kthreads(test, owner_switch_fn, sw, 2, t, SWITCH_THREADS,
+			      "mcs_owner_switch");
+	for (i = 0; i < SWITCH_ROUNDS; i++) {
+		KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_mode(i & 1 ? other :
+								 MCS_MODE_DECOUPLED_OWNER), 0);
+		msleep(50);
+	}
+	for (i = 0; i < n; i++)
+		kthread_stop(t[i]);
+	KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_mode(back), 0);
+	mcs_drain_all_stock(mcs_root_memcg(), true);
+
+	KUNIT_EXPECT_GT(test, atomic_long_read(&sw->ops), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&sw->errors), 0L);
+	for (i = 0; i < SWITCH_MEMCGS; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, mcs_memcg_usage(sw->memcg[i]), 0UL, "memcg %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, mcs_objcg_leftover_bytes(sw->objcg[i]), 0U,
+				    "objcg %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, mcs_page_counter_underflows(), underflows);
+}
+
+static struct kunit_case owner_switch_cases[] = {
+	KUNIT_CASE_SLOW(owner_switch_under_load),
+	{}
+};
+
+static struct kunit_suite owner_switch_suite = {
+	.name = "mcs_owner_switch",
+	.test_cases = owner_switch_cases,
+};
+
+kunit_test_suites(&owner_suite, &owner_switch_suite);

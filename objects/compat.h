@@ -173,6 +173,27 @@ static __always_inline bool mcs_compat_trylock(local_trylock_t __percpu *lock)
 #define mcs_local_trylock_held(tl)	READ_ONCE(this_cpu_ptr(tl)->acquired)
 #endif
 
+/*
+ * Mark this CPU's instance of @tl held (@held 1) or free (0) without
+ * taking it: no lockdep annotation, no owner, only the "acquired" byte that
+ * every trylock of it tests, natively and here.  For a section that
+ * excludes the lock's users without being one (stock_owner.h).  !PREEMPT_RT
+ * only: PREEMPT_RT's local_trylock_t is a spinlock_t, with no byte to mark.
+ * The caller keeps preemption disabled and owns the byte's change: it found
+ * the lock free with nothing but interrupts able to come in between, and
+ * every interrupt leaves the byte as it found it.  A use on PREEMPT_RT that
+ * the compiler cannot discard fails the build.
+ */
+#ifdef CONFIG_PREEMPT_RT
+static __always_inline void mcs_local_trylock_mark(local_trylock_t __percpu *tl, u8 held)
+{
+	BUILD_BUG();
+}
+#else
+#define mcs_local_trylock_mark(tl, held)	\
+	__this_cpu_write((tl)->acquired, (held))
+#endif
+
 /* hrtimer_setup() replaced hrtimer_init() + ->function in 6.13. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 #define mcs_hrtimer_setup(timer, fn, clock, mode)	\

@@ -587,6 +587,15 @@ static inline int mcs_selftest_start(void)
 	return fd;
 }
 
+/* UML says so in /proc/cpuinfo ("vendor_id : User Mode Linux"): no NMI source. */
+static inline int mcs_is_uml(void)
+{
+	char buf[8192];
+
+	return mcs_path_read("/proc/cpuinfo", buf, sizeof(buf)) > 0 &&
+	       strstr(buf, "User Mode Linux");
+}
+
 #define MCS_KUNIT_FILTER	"/sys/module/kunit/parameters/filter_glob"
 #define MCS_MAX_DEPS		8
 

@@ -16,15 +16,6 @@
 static char results[MCS_RESULTS_SIZE];
 static int kmsg = -1;
 
-/* UML says so in /proc/cpuinfo ("vendor_id : User Mode Linux"). */
-static int is_uml(void)
-{
-	char buf[8192];
-
-	return mcs_path_read("/proc/cpuinfo", buf, sizeof(buf)) > 0 &&
-	       strstr(buf, "User Mode Linux");
-}
-
 static void test_config(void)
 {
 	static const char * const bad[] = {
@@ -232,7 +223,7 @@ int main(void)
 	int uml;
 
 	kmsg = mcs_selftest_start();
-	uml = is_uml();
+	uml = mcs_is_uml();
 	ksft_print_msg("%s\n", uml ? "UML: no NMI source" : "an NMI source is expected (not UML)");
 	/* the config, then UML's refusals or a case per mode, hotplug and the bench */
 	ksft_set_plan(1 + (uml ? 3 : ARRAY_SIZE(nmi_modes) + 2));

@@ -63,9 +63,9 @@ enum mcs_stock_answer {
  *	after an operation completes
  * @cached: memcg of slot i or NULL; each non-NULL slot holds a reference
  * @drain_idx: round-robin eviction cursor, in [0, NR_MEMCG_STOCK)
- * @owner: the exclusion of mode "decoupled-owner" (stock_owner.h), which
- *	protects the same fields as @lock; outside the line of the hit path
- *	that @lock shares with @nr_pages and @cached
+ * @owner: the mark of mode "decoupled-owner" on PREEMPT_RT (stock_owner.h;
+ *	elsewhere its sections mark @lock's own byte); outside the line of
+ *	the hit path that @lock shares with @nr_pages and @cached
  * @nr_cached: slots in use (non-NULL @cached); when it drops to 0,
  *	@admit_wait and @drain_idx restart at 0
  * @admit_wait: refills turned away since the last eviction (full stock)
@@ -103,8 +103,8 @@ DECLARE_PER_CPU_ALIGNED(struct mcs_memcg_stock, mcs_memcg_stock);
  * @nr_bytes: pre-charged bytes available to @cached[i]
  * @cached: objcg of slot i or NULL; each non-NULL slot holds a reference
  * @drain_idx: round-robin eviction cursor, in [0, NR_OBJ_STOCK)
- * @owner: the exclusion of mode "decoupled-owner" (stock_owner.h), which
- *	protects what @lock protects
+ * @owner: the mark of mode "decoupled-owner" on PREEMPT_RT (stock_owner.h;
+ *	elsewhere its sections mark @lock's own byte)
  * @nr_cached: slots in use (non-NULL @cached); when it drops to 0,
  *	@admit_wait and @drain_idx restart at 0
  * @admit_wait: refills turned away since the last eviction (full stock)

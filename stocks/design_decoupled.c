@@ -596,7 +596,7 @@ const struct mcs_design mcs_design_decoupled = {
  * For the KUnit module (namespace MCS_NS): the section of stock_owner.h
  * that the charge paths inline, out of line.  Any context.
  *
- * Return: true with preemption disabled and the owner byte set, false
+ * Return: true with preemption disabled and the stock marked, false
  * with nothing changed (see mcs_owner_trylock()).
  */
 bool mcs_owner_test_trylock(bool obj)
@@ -621,3 +621,33 @@ void mcs_owner_test_unlock(bool obj)
 		mcs_memcg_stock_unlock(MCS_MODE_DECOUPLED_OWNER);
 }
 EXPORT_SYMBOL_NS_GPL(mcs_owner_test_unlock, MCS_NS);
+
+/**
+ * mcs_decoupled_test_take() - a take of the decoupled stocks, mode constant
+ * @mode: MCS_MODE_DECOUPLED or MCS_MODE_DECOUPLED_73 (pages only)
+ * @memcg: take one page of @memcg's slot of the memcg stock, if @objcg is NULL
+ * @objcg: take one byte of @objcg's slot of the obj stock
+ *
+ * For the KUnit module (namespace MCS_NS): the take that the mode's own
+ * entry functions inline, with the mode as a constant, as the bench's
+ * timer and NMI load call them: no mode read, no fence.  Any context.
+ *
+ * Return: the stock's answer; on MCS_TAKE_HIT the page or byte taken is
+ * the caller's charge (give it back with mcs_uncharge_pages() or
+ * mcs_obj_uncharge()); MCS_TAKE_NOT_ASKED, with nothing done, for another
+ * @mode or bytes of "decoupled-7.3", whose obj stock is its own.
+ */
+enum mcs_stock_answer mcs_decoupled_test_take(enum mcs_stock_mode mode, struct mcs_memcg *memcg,
+					      struct mcs_objcg *objcg)
+{
+	if (mode == MCS_MODE_DECOUPLED && objcg)
+		return mcs_decoupled_bytes_take_fast(objcg, 1, MCS_MODE_DECOUPLED);
+	if (objcg || !memcg)
+		return MCS_TAKE_NOT_ASKED;
+	if (mode == MCS_MODE_DECOUPLED)
+		return mcs_decoupled_pages_take_fast(memcg, 1, MCS_MODE_DECOUPLED);
+	if (mode == MCS_MODE_DECOUPLED_73)
+		return mcs_decoupled_pages_take_fast(memcg, 1, MCS_MODE_DECOUPLED_73);
+	return MCS_TAKE_NOT_ASKED;
+}
+EXPORT_SYMBOL_NS_GPL(mcs_decoupled_test_take, MCS_NS);

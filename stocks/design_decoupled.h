@@ -24,6 +24,8 @@
 /* design_decoupled.c: the sections of "decoupled-owner", for the KUnit module */
 bool mcs_owner_test_trylock(bool obj);
 void mcs_owner_test_unlock(bool obj);
+enum mcs_stock_answer mcs_decoupled_test_take(enum mcs_stock_mode mode, struct mcs_memcg *memcg,
+					      struct mcs_objcg *objcg);
 
 /* Bytes a slot may hold however it was filled. */
 #define OBJ_STOCK_MAX	U16_MAX

@@ -92,10 +92,10 @@ extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
  *  - A switch between two modes of one design passes through "none" for a
  *    grace period of its own, then drains again.  Why, per pair:
  *      decoupled <-> decoupled-owner: a local_trylock_t section and an
- *	owner section guard the same stocks; an owner section refuses a
- *	stock whose lock is held, but a "decoupled" section ignores the
- *	owner byte, so during the grace period of a direct switch a stale
- *	"decoupled" take could enter a stock that an owner section holds.
+ *	owner section guard the same stocks and exclude each other (an
+ *	owner section marks the lock's byte on !PREEMPT_RT and refuses a
+ *	held lock); the pass through "none" drains the stocks between the
+ *	two exclusions, so neither finds the other's slots mid-switch.
  *      decoupled-7.3 <-> decoupled-owner: the same, for the memcg stock,
  *	which "decoupled-7.3" takes with its local_trylock_t.
  *      decoupled <-> decoupled-7.3: one exclusion, the local_trylock_t of

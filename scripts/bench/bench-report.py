@@ -52,8 +52,8 @@ def uses(mode, workload, rt=False):
     (@rt) local_lock and local_trylock are rt_spin_lock()s: a cmpxchg to
     take and one to release (the rtmutex fast path), and
     local_lock_irqsave() disables no IRQs (coupled-noirq is coupled there).
-    decoupled-owner takes a preempt pair and its owner byte (plain per-CPU
-    loads and stores) per section, on PREEMPT_RT too.  percpu-counter's,
+    decoupled-owner takes a preempt pair and its mark (plain per-CPU
+    loads and stores of a byte) per section, on PREEMPT_RT too.  percpu-counter's,
     hahn-v4's and hahn-v6's bytes are the objcg-atomic leftover, as none's;
     hahn-v6's pages are decoupled's section.  hahn-v4's cross-pages pair
     (charged on one CPU, freed on another) is its pages pair: its free
