@@ -81,15 +81,6 @@ static __always_inline void mcs_owner_mark(u8 __percpu *owner,
 		mcs_local_trylock_mark(lock, held);
 }
 
-/* Is this CPU's stock held, by a section or by its local_trylock_t? */
-static __always_inline bool mcs_owner_busy(u8 __percpu *owner,
-					   local_trylock_t __percpu *lock)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT) && __this_cpu_read(*owner))
-		return true;
-	return mcs_local_trylock_held(lock);
-}
-
 /*
  * Enter this CPU's section of the stock whose owner byte is @owner and
  * whose local_trylock_t is @lock.  True with preemption disabled and the
@@ -102,7 +93,9 @@ static __always_inline bool mcs_owner_trylock(u8 __percpu *owner,
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) && (in_nmi() || in_hardirq()))
 		return false;
 	preempt_disable();
-	if (unlikely(mcs_owner_busy(owner, lock)))
+	/* held by a section (the byte is PREEMPT_RT's only) or by the lock */
+	if (unlikely((IS_ENABLED(CONFIG_PREEMPT_RT) && __this_cpu_read(*owner)) ||
+		     mcs_local_trylock_held(lock)))
 		goto busy;
 	mcs_owner_mark(owner, lock, 1);
 	barrier();
