@@ -69,14 +69,6 @@ static char cg_child[PATH_MAX + 32];
 static int cg_mounted, cg_enabled, cg_made;
 static int rig;
 
-static void fail_or_skip(const char *name, const char *why)
-{
-	if (rig)
-		ksft_test_result_fail("%s: %s (MCS_RIG=1: the rig's guests have it)\n", name, why);
-	else
-		ksft_test_result_skip("%s: %s\n", name, why);
-}
-
 /* error_log's last entry ("] file: ...") into @buf. */
 static void last_log(char *buf, size_t size)
 {
@@ -356,7 +348,7 @@ int main(void)
 	cgroups_down();
 	/* a socket pair run on the root memcg can underflow its counter (a WARN) */
 	if (kmsg < 0)
-		fail_or_skip(T_KMSG, "no /dev/kmsg");
+		mcs_result_missing(rig, T_KMSG, "no /dev/kmsg");
 	else
 		ksft_test_result(mcs_kmsg_clean(kmsg), "%s: no warning\n", T_KMSG);
 	ksft_finished();
