@@ -25,11 +25,12 @@
  * Then the kernel log must hold no warning (a socket pair run on the root
  * memcg can underflow its counter).  Where the kernel does not let the
  * module call the socket pair (no kprobes: UML; a missing symbol; IBT),
- * the control and mm owner cases are skipped with the read's reason.  A
- * cgroup v2 hierarchy with the memory controller, and /dev/kmsg, are
- * prerequisites: without the one the test skips, without the other its
- * kernel log case; under the test rig (MCS_RIG=1), whose guests have
- * both, either fails instead.
+ * the control and mm owner cases are skipped with the read's reason, and
+ * the whole test where the kernel has no cgroup v2 memory controller
+ * (UML).  A cgroup v2 hierarchy with that controller enabled, and
+ * /dev/kmsg, are prerequisites: without the one the test skips, without
+ * the other its kernel log case; under the test rig (MCS_RIG=1), whose
+ * guests have both, either fails instead.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -175,12 +176,20 @@ static int find_cgroup2(void)
 	return found;
 }
 
-/* Sets up the hierarchy; NULL, or why it cannot be. */
-static const char *cgroups_up(void)
+/*
+ * Sets up the hierarchy; NULL, or why it cannot be, with *@kernel set
+ * where the kernel lacks cgroup v2 or its memory controller (not a
+ * prerequisite any test system could provide: UML has neither).
+ */
+static const char *cgroups_up(int *kernel)
 {
-	char path[PATH_MAX + 32], ctl[512];
+	char path[PATH_MAX + 32], ctl[512], fs[8192];
 	int ret;
 
+	*kernel = 1;
+	if (mcs_path_read("/proc/filesystems", fs, sizeof(fs)) < 0 || !strstr(fs, "\tcgroup2\n"))
+		return "the kernel has no cgroup v2 (CONFIG_CGROUPS)";
+	*kernel = 0;
 	if (!find_cgroup2()) {
 		snprintf(cg_root, sizeof(cg_root), "%s/mcs-kc-cgroup.XXXXXX",
 			 getenv("TMPDIR") ?: "/tmp");
@@ -191,6 +200,13 @@ static const char *cgroups_up(void)
 			return "no cgroup v2 mount, and cgroup2 cannot be mounted";
 		}
 		cg_mounted = 1;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", cg_root);
+	if (mcs_path_read(path, ctl, sizeof(ctl)) < 0)
+		return "cannot read the root's cgroup.controllers";
+	if (!has_word(ctl, "memory")) {
+		*kernel = 1;
+		return "no memory controller in cgroup v2 (CONFIG_MEMCG, cgroup_disable=, v1)";
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg_root);
 	if (mcs_path_read(path, ctl, sizeof(ctl)) < 0)
@@ -270,7 +286,7 @@ int main(void)
 	char why[64];
 	const char *s = getenv("MCS_RIG"), *no_cg, *uncallable = NULL;
 	struct kc_result *ctl, *root, *own;
-	int ok, ret, kmsg;
+	int ok, ret, kmsg, kernel;
 
 	rig = s && !strcmp(s, "1");
 	ksft_print_header();
@@ -289,10 +305,10 @@ int main(void)
 	memcg_refusal(want_obj, sizeof(want_obj), "pair=obj loops=1");
 	memcg_refusal(want_skmem, sizeof(want_skmem), KC_WRITE);
 
-	no_cg = cgroups_up();
+	no_cg = cgroups_up(&kernel);
 	if (no_cg) {
 		cgroups_down();
-		if (rig)
+		if (rig && !kernel)
 			ksft_exit_fail_msg("%s (MCS_RIG=1: the rig's guests have it)\n", no_cg);
 		ksft_exit_skip("%s\n", no_cg);
 	}
