@@ -74,6 +74,8 @@ static const char * const error_messages[NR_MCS_ERRORS] = {
 	[MCS_ERR_REC_POINT] = "the kernel's page charge point (try_charge_memcg) cannot be probed",
 	[MCS_ERR_KCOST_PAIR] = "expected pair=pc|obj|skmem [loops=N]",
 	[MCS_ERR_KCOST_UNAVAILABLE] = "the kernel's pair cannot be run here; a read says why",
+	[MCS_ERR_KCOST_MEMCG] =
+		"the pair would charge the root memcg or none (skmem: the mm owner's)",
 };
 
 /**

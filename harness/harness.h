@@ -97,6 +97,7 @@ enum mcs_error_kind {
 	MCS_ERR_REC_POINT,	/* record: the page charge point cannot be probed */
 	MCS_ERR_KCOST_PAIR,	/* kernel_cost: a write without pair= */
 	MCS_ERR_KCOST_UNAVAILABLE, /* kernel_cost: the kernel's pair cannot be run here */
+	MCS_ERR_KCOST_MEMCG,	/* kernel_cost: the pair would charge the root memcg or none */
 	NR_MCS_ERRORS
 };
 

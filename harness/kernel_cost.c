@@ -28,10 +28,11 @@
  *   obj:   obj_cgroup_charge(objcg, GFP_KERNEL, KC_SIZE) +
  *          obj_cgroup_uncharge(objcg, KC_SIZE) on the objcg of the reader's
  *          memcg, the stock warm: the kernel's obj stock pair;
- *   skmem: the socket memory charge + uncharge of one page to the reader's
- *          memcg (mem_cgroup_charge_skmem(), or its 7.x successor
- *          mem_cgroup_sk_charge() on a stand-in socket), the stock warm:
- *          the kernel's page stock pair, with its two vmstat updates.
+ *   skmem: the socket memory charge + uncharge of one page to the memcg
+ *          of the reader's mm (mem_cgroup_charge_skmem(), or its 7.x
+ *          successor mem_cgroup_sk_charge() on a stand-in socket), the
+ *          stock warm: the kernel's page stock pair, with its two vmstat
+ *          updates.
  *
  * The reader must be in a memcg other than the root, with kernel memory
  * accounted (cgroup v2, +memory in the parent's subtree_control): else a
@@ -49,7 +50,9 @@
  * for its keys (KEY pc, obj or skmem), WHY one of no-kprobe-lookup (no
  * kprobes, not x86-64, kCFI), no-symbol, ibt-sealed (IBT enforced and the
  * function never called indirectly), allocation-failed, charge-refused,
- * no-objcg, no-memcg, no-socket-memcg; a size or level key printed before
+ * no-objcg, no-memcg, root-memcg (the memcg of the reader's mm, which the
+ * socket pair would charge, is the root: its owner is another process, in
+ * the root cgroup), no-socket-memcg; a size or level key printed before
  * the failure stays.
  *
  * Context: process context, sleeps (GFP_KERNEL); the harness claim keeps
@@ -255,6 +258,21 @@ static noinline void kc_empty_skmem_uncharge(void *target, unsigned int nr_pages
 	OPTIMIZER_HIDE_VAR(target);
 }
 
+/*
+ * Why a pair is not run because of the memcg it would charge (a write
+ * refuses those with MCS_ERR_KCOST_MEMCG): the reader's pages carry none
+ * (its memcg is the root, or kernel memory is not accounted), or the
+ * socket pair's memcg is the root.
+ */
+static const char kc_not_accounted[] = "task-not-in-an-accounting-memcg";
+static const char kc_no_objcg[] = "no-objcg";
+static const char kc_root_memcg[] = "root-memcg";
+
+static bool kc_memcg_refusal(const char *why)
+{
+	return why == kc_not_accounted || why == kc_no_objcg || why == kc_root_memcg;
+}
+
 /* Is a GFP_KERNEL_ACCOUNT page of this task charged to a memcg? */
 static bool kc_task_accounted(void)
 {
@@ -411,7 +429,7 @@ static const char *kc_obj_stock(struct seq_file *m, unsigned int run)
 		goto out;
 	objcg = ((kc_objcg_of_fn)objcg_of)(page_folio(p));
 	__free_page(p);
-	why = "no-objcg";
+	why = kc_no_objcg;
 	if (!objcg)
 		goto out;
 	real.target = objcg;
@@ -426,9 +444,32 @@ out:
 }
 
 /*
+ * Why the socket pair must not charge @memcg, or NULL: there is none
+ * (memory cgroups off), or it is the root, whose charge charges nothing
+ * (the kernel's try_charge() skips the root) while the uncharge refills
+ * the root's stock, whose drain then takes pages never charged off the
+ * root's counter.  The root is the memcg without a parent (the kernel
+ * does not export root_mem_cgroup).
+ */
+static const char *kc_skmem_memcg_why(struct mem_cgroup *memcg)
+{
+	if (!memcg)
+		return "no-memcg";
+	if (!parent_mem_cgroup(memcg))
+		return kc_root_memcg;
+	return NULL;
+}
+
+/*
  * The kernel's page stock pair: the socket memory charge and uncharge of
- * one page to the reader's memcg (its stock, the vmstat of socket memory).
- * As kc_page_counter().
+ * one page to the memcg of the reader's mm (its stock, the vmstat of
+ * socket memory).  That memcg is its owner's, which need not be the
+ * reader's own that kc_task_accounted() checks: a process that shares its
+ * mm with another (clone(CLONE_VM) without CLONE_THREAD), or a thread
+ * under cgroup v1, may sit in a memcg of its own while the owner is in the
+ * root.  So the memcg is taken once, checked, and charged: no later move
+ * of either task changes which memcg the pair charges.  As
+ * kc_page_counter().
  */
 static const char *kc_page_stock(struct seq_file *m, unsigned int run)
 {
@@ -447,9 +488,9 @@ static const char *kc_page_stock(struct seq_file *m, unsigned int run)
 	if (why)
 		goto out;
 	memcg = get_mem_cgroup_from_mm(current->mm);
-	why = "no-memcg";
-	if (!memcg)
-		goto out;
+	why = kc_skmem_memcg_why(memcg);
+	if (why)
+		goto put;
 	real.target = memcg;
 	if (by_socket) {
 		sk = kzalloc_obj(*sk, GFP_KERNEL);
@@ -480,7 +521,7 @@ static int kernel_cost_show(struct seq_file *m, void *v)
 		return ret;
 	seq_printf(m, "kernel_cost size=%d loops=%d batches=%d", KC_SIZE, KC_LOOPS, KC_BATCHES);
 	if (!kc_task_accounted()) {
-		seq_puts(m, " verdict=FAIL reason=task-not-in-an-accounting-memcg\n");
+		seq_printf(m, " verdict=FAIL reason=%s\n", kc_not_accounted);
 		goto out;
 	}
 	migrate_disable();
@@ -527,12 +568,14 @@ static const char * const kc_keys[NR_KC_KEYS] = { "pair", "loops" };
  * A write "pair=pc|obj|skmem [loops=1..KC_RUN_MAX]" runs that pair of the
  * kernel's @loops (KC_LOOPS) times in the writer's task, untimed, and
  * nothing else: `make bench-profile` counts the instructions of two such
- * writes and takes the difference.  The obj and skmem pairs need the
- * writer in an accounting memcg, as a read does.  Strict as every write (parse.c): an
+ * writes and takes the difference.  Strict as every write (parse.c): an
  * unknown or repeated key, a missing pair or a number out of range is
  * -EINVAL and runs nothing; a pair the kernel does not let us call is
- * -EOPNOTSUPP (a read says why); -EBUSY while a benchmark or stress run
- * holds the harness.
+ * -EOPNOTSUPP (a read says why); so is a pair that would charge the root
+ * memcg or none, with a message of its own: the obj and skmem pairs need
+ * the writer in an accounting memcg, as a read does, and the skmem pair
+ * the owner of its mm too; -EBUSY while a benchmark or stress run holds
+ * the harness.
  */
 static ssize_t kernel_cost_write(struct file *file, const char __user *ubuf, size_t count,
 				 loff_t *ppos)
@@ -581,17 +624,18 @@ static ssize_t kernel_cost_write(struct file *file, const char __user *ubuf, siz
 		goto out;
 	/*
 	 * As a read: the stock pairs charge the writer's memcg, which must not
-	 * be the root (6.1 refills the root's stock at a socket uncharge that
-	 * charged nothing, and its drain underflows the root's counter).
+	 * be the root; the socket pair checks the memcg it charges itself
+	 * (kc_page_stock()).
 	 */
 	if (pair != KC_PAIR_PC && !kc_task_accounted())
-		why = "task-not-in-an-accounting-memcg";
+		why = kc_not_accounted;
 	else
 		why = kc_run[pair](NULL, loops);
 	mcs_harness_release(MCS_USER_BENCH);
 	ret = 0;
 	if (why)
-		ret = mcs_input_error(&in, MCS_ERR_KCOST_UNAVAILABLE, NULL, -EOPNOTSUPP);
+		ret = mcs_input_error(&in, kc_memcg_refusal(why) ? MCS_ERR_KCOST_MEMCG :
+				      MCS_ERR_KCOST_UNAVAILABLE, NULL, -EOPNOTSUPP);
 out:
 	mcs_input_free(&in);
 	return ret < 0 ? ret : count;

@@ -566,6 +566,21 @@ static inline void mcs_prepare(void)
 		ksft_exit_fail_msg("a run is in progress and does not stop\n");
 }
 
+/*
+ * The result of case @name whose prerequisite is missing (@why):
+ * kselftest's SKIP when the selftest runs by hand, a failure under the
+ * test rig, whose guests have every prerequisite (@rig: the selftest's
+ * environment has MCS_RIG=1).  @name as the case's result line names it,
+ * so that a skip and a pass name the same case.
+ */
+static inline void mcs_result_missing(int rig, const char *name, const char *why)
+{
+	if (rig)
+		ksft_test_result_fail("%s: %s (MCS_RIG=1: the rig's guests have it)\n", name, why);
+	else
+		ksft_test_result_skip("%s: %s\n", name, why);
+}
+
 /* ---- loading and unloading the module ------------------------------------------------ */
 
 /*

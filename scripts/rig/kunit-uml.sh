@@ -144,7 +144,7 @@ if [ $rc -eq 0 ]; then
 		n=${t##*/}
 		say "selftest $n"
 		ts=$(up)
-		(cd "$R" && MCS_MODULE="$MCS_MODDIR/memcg_stock.ko" \
+		(cd "$R" && MCS_RIG=1 MCS_MODULE="$MCS_MODDIR/memcg_stock.ko" \
 			MCS_FUZZ_KO="$MCS_MODDIR/memcg_stock.ko" MCS_FUZZ_SECONDS="$MCS_FUZZ_SECONDS" \
 			MCS_LOAD_FAULTS_STRIDE="$MCS_LOAD_FAULTS_STRIDE" \
 			timeout -k 5 "$MCS_ST_TIMEOUT" "$t") >"$R/selftest-$n.tap" 2>&1

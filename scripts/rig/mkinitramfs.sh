@@ -17,7 +17,9 @@
 # benchmark's 1-vCPU guest sets 1).
 #
 # /init runs selftests/run_tests.sh, the entry point a user runs as `make
-# run_tests`, with MCS_MARKERS=1.  Everything goes to the serial console.
+# run_tests`, with MCS_MARKERS=1 and MCS_RIG=1 (a selftest whose
+# prerequisite is missing fails instead of skipping: the guest has them
+# all).  Everything goes to the serial console.
 # The host judges the run from these lines (scripts/rig/vmtest.sh); each marker
 # is a whole line (MCS-BOOT and MCS-VERDICT are /init's, the others
 # run_tests.sh's):
@@ -123,10 +125,11 @@ if [ "$MODE" = shell ]; then
 fi
 
 # the suite itself: selftests/run_tests.sh, the entry point of `make
-# run_tests`, with the marker lines the host judges (MCS_MARKERS=1)
+# run_tests`, with the marker lines the host judges (MCS_MARKERS=1), and
+# MCS_RIG=1: a selftest fails where it would skip for a missing prerequisite
 set -- -m $M -o /tmp/run_tests
 [ "$MODE" = run ] && set -- "$@" -r /mcs/run.sh
-MCS_MARKERS=1 MCS_SPLAT_BENIGN="$SPLAT_BENIGN" sh /mcs/selftests/run_tests.sh "$@"
+MCS_RIG=1 MCS_MARKERS=1 MCS_SPLAT_BENIGN="$SPLAT_BENIGN" sh /mcs/selftests/run_tests.sh "$@"
 rc=$?
 echo "MCS-RUN-TESTS rc=$rc"
 # its failures, one word each, for the verdict line
