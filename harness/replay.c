@@ -1155,7 +1155,8 @@ int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported
 							 MCS_REPLAY_MAX_PASSES), result, size);
 	if (batch)
 		mcs_stock_set_bench_batch(old_batch);
-	mcs_stock_set_mode(found);
+	/* the mode found may be one mcs_stock_set_mode() refuses (coupled-noirq) */
+	mcs_stock_set_bench_mode(found);
 put:
 	replay_memcgs_put(run);
 	*why = run->why;
