@@ -482,6 +482,7 @@ static const struct file_operations trace_load_fops = {
  * @underflows: mcs_page_counter_underflows() before the replay
  * @misuses: mcs_charge_misuses() before the replay
  * @cached: stock slots still holding the replay's memcgs after the drain
+ * @unread: kinds of per-CPU stock that the walk of the slots cannot read
  * @left: kthreads not done yet
  * @done: completed by the last one
  * @why: the error_log kind of a failed replay (mcs_replay_bench())
@@ -504,6 +505,7 @@ struct replay_run {
 	atomic_t refusals, recorded_refusals, short_uncharges;
 	long underflows, misuses;
 	unsigned int cached;
+	int unread;
 	atomic_t left;
 	struct completion done;
 	enum mcs_error_kind why;
@@ -929,30 +931,30 @@ static bool replay_owns(struct replay_run *run, struct mcs_memcg *memcg)
 	return false;
 }
 
-/* Stock slots of any CPU that still hold a memcg or objcg of the replay. */
+/* What the stocks hold of the replay: slots, and kinds the walk cannot read. */
+struct replay_slots {
+	struct replay_run *run;
+	unsigned int n;
+};
+
+static void replay_slot(const struct mcs_stock_slot *slot, void *arg)
+{
+	struct replay_slots *s = arg;
+
+	s->n += replay_owns(s->run, slot->memcg);
+}
+
+/*
+ * Stock slots of any CPU that still hold a memcg or objcg of the replay,
+ * in every design's stocks (stock_slots.c, as a stress run checks); each
+ * kind of stock that the walk cannot read counts in @run->unread.
+ */
 static unsigned int replay_cached(struct replay_run *run)
 {
-	unsigned int n = 0;
-	int cpu, i;
+	struct replay_slots s = { .run = run };
 
-	rcu_read_lock();
-	for_each_possible_cpu(cpu) {
-		struct mcs_memcg_stock *ms = per_cpu_ptr(&mcs_memcg_stock, cpu);
-		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
-		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
-		struct mcs_objcg *objcg;
-
-		for (i = 0; i < NR_MEMCG_STOCK; i++)
-			n += replay_owns(run, READ_ONCE(ms->cached[i]));
-		n += replay_owns(run, READ_ONCE(cs->cached));
-		for (i = 0; i <= NR_OBJ_STOCK; i++) {
-			objcg = i < NR_OBJ_STOCK ? READ_ONCE(os->cached[i]) :
-						   READ_ONCE(cs->cached_objcg);
-			n += objcg && replay_owns(run, READ_ONCE(objcg->memcg));
-		}
-	}
-	rcu_read_unlock();
-	return n;
+	run->unread = mcs_stock_slots_walk(NULL, -1, replay_slot, &s);
+	return s.n;
 }
 
 /*
@@ -967,7 +969,8 @@ static bool replay_settled(struct replay_run *run)
 	bool ok = !mcs_memcg_usage(run->parent);
 
 	run->cached = replay_cached(run);
-	ok &= !run->cached && mcs_page_counter_underflows() == run->underflows &&
+	ok &= !run->cached && !run->unread &&
+	      mcs_page_counter_underflows() == run->underflows &&
 	      mcs_charge_misuses() == run->misuses;
 
 	for (i = 0; i < run->t->h->nr_memcgs; i++)
@@ -1005,7 +1008,7 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 	tenths = ns * 10 / max_t(u64, timed, 1);
 	dtenths = dns * 10 / max_t(u64, dtimed, 1);
 	snprintf(result, size,
-		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u passes=%u agree=%d ns=%llu ns_per_op=%llu.%llu retimed=%d interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu stranded_peak=%lu drain_events=%lu drain_ns_per_event=%llu.%llu cached_after_drain=%u verdict=%s\n",
+		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u passes=%u agree=%d ns=%llu ns_per_op=%llu.%llu retimed=%d interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu stranded_peak=%lu drain_events=%lu drain_ns_per_event=%llu.%llu cached_after_drain=%u unread_stocks=%d verdict=%s\n",
 		 mcs_stock_mode_name(mode),
 		 run->entry == MCS_ENTRY_EXPORTED ? "exported" : "mode",
 		 MCS_TRACE_NAME_LEN, h->workload,
@@ -1015,7 +1018,7 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 		 ev[MCS_STOCK_HIT], ev[MCS_STOCK_MISS], ev[MCS_TRYLOCK_FAIL], ev[MCS_REFILL],
 		 ev[MCS_DRAIN], c->refusals, c->recorded_refusals, c->short_uncharges,
 		 c->stranded, c->stranded_peak, c->drain_events, dtenths / 10, dtenths % 10,
-		 run->cached, ok && agree ? "PASS" : "FAIL");
+		 run->cached, run->unread, ok && agree ? "PASS" : "FAIL");
 }
 
 /* One pass of the stream, from drained stocks; @c: what it ends with. */
