@@ -55,9 +55,13 @@
  * REPLAY_RETIMED_NS apart (one took an interrupt); an event above
  * REPLAY_INTERRUPTED_NS in every pass is left out (interrupted=).
  * drain_events= counts the events whose call drained a stock slot and
- * drain_ns_per_event= is their mean time; stranded_peak= is the most pages
- * the stocks held at the end of any event (the replay's usage less what
- * the stream holds: each memcg's pages and its bytes rounded up).
+ * drain_ns_per_event= is their mean time; stranded_pages= is what the
+ * stocks hold at the end of the stream, before the closing balances go
+ * back through them (the replay's usage less what the stream holds: each
+ * memcg's pages and its bytes rounded up), stranded_peak= the most they
+ * held at the end of any event, and cached_at_end= the stock slots that
+ * hold a memcg of the replay then (stock_slots.c, the walk of
+ * cached_after_drain=).
  * rmmod waits for a replay (the bench write) to end: removing the debugfs
  * files waits for their writers.
  *
@@ -983,8 +987,20 @@ static bool replay_settled(struct replay_run *run)
 struct replay_counts {
 	unsigned long ev[NR_MCS_EVENTS];
 	unsigned long stranded, stranded_peak, drain_events;
+	unsigned int cached_at_end;
 	int refusals, recorded_refusals, short_uncharges;
 };
+
+/* The pages the replay's memcgs need for what the stream holds now. */
+static s64 replay_live(struct replay_run *run)
+{
+	s64 live = 0;
+	unsigned int k;
+
+	for (k = 0; k < run->t->h->nr_memcgs; k++)
+		live += replay_live_of(run, k);
+	return live;
+}
 
 static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 			  const struct replay_counts *c, unsigned int passes, bool agree,
@@ -1008,7 +1024,7 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 	tenths = ns * 10 / max_t(u64, timed, 1);
 	dtenths = dns * 10 / max_t(u64, dtimed, 1);
 	snprintf(result, size,
-		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u passes=%u agree=%d ns=%llu ns_per_op=%llu.%llu retimed=%d interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu stranded_peak=%lu drain_events=%lu drain_ns_per_event=%llu.%llu cached_after_drain=%u unread_stocks=%d verdict=%s\n",
+		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u passes=%u agree=%d ns=%llu ns_per_op=%llu.%llu retimed=%d interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu stranded_peak=%lu drain_events=%lu drain_ns_per_event=%llu.%llu cached_at_end=%u cached_after_drain=%u unread_stocks=%d verdict=%s\n",
 		 mcs_stock_mode_name(mode),
 		 run->entry == MCS_ENTRY_EXPORTED ? "exported" : "mode",
 		 MCS_TRACE_NAME_LEN, h->workload,
@@ -1018,7 +1034,7 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 		 ev[MCS_STOCK_HIT], ev[MCS_STOCK_MISS], ev[MCS_TRYLOCK_FAIL], ev[MCS_REFILL],
 		 ev[MCS_DRAIN], c->refusals, c->recorded_refusals, c->short_uncharges,
 		 c->stranded, c->stranded_peak, c->drain_events, dtenths / 10, dtenths % 10,
-		 run->cached, run->unread, ok && agree ? "PASS" : "FAIL");
+		 c->cached_at_end, run->cached, run->unread, ok && agree ? "PASS" : "FAIL");
 }
 
 /* One pass of the stream, from drained stocks; @c: what it ends with. */
@@ -1040,9 +1056,7 @@ static int replay_pass(struct replay_run *run, struct replay_worker *w,
 	/* the stocks start empty: what the stream finds there is its own */
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	replay_events_sum(run, before);
-	run->live = 0;
-	for (k = 0; k < run->t->h->nr_memcgs; k++)
-		run->live += replay_live_of(run, k);
+	run->live = replay_live(run);
 	run->peak = max_t(s64, (s64)mcs_memcg_usage(run->parent) - run->live, 0);
 	if (!ret)
 		ret = replay_stream(run, w);
@@ -1050,11 +1064,15 @@ static int replay_pass(struct replay_run *run, struct replay_worker *w,
 	replay_events_sum(run, c->ev);
 	for (k = 0; k < NR_MCS_EVENTS; k++)
 		c->ev[k] -= before[k];
+	/*
+	 * What the stocks hold at the end of the stream, before the closing
+	 * balances go back through them: the usage beyond what is live.
+	 */
+	c->stranded = max_t(s64, (s64)mcs_memcg_usage(run->parent) - replay_live(run), 0);
+	c->stranded_peak = max_t(s64, run->peak, c->stranded);
+	c->cached_at_end = replay_cached(run);
 	if (replay_on_cpu(run, cpu, replay_close_balances))
 		replay_close_balances(run);
-	/* nothing is live: what the replay's memcgs still use is held in stocks */
-	c->stranded = mcs_memcg_usage(run->parent);
-	c->stranded_peak = max_t(s64, run->peak, c->stranded);
 	c->drain_events = bitmap_weight(run->drained, run->t->h->nr_events);
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	c->refusals = atomic_read(&run->refusals);
