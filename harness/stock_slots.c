@@ -57,26 +57,27 @@ static void read_memcg_stock(int cpu, const struct slot_walk *w)
 		slot_visit(w, cpu, "memcg", i, false, READ_ONCE(ms->cached[i]));
 }
 
+/* The slots of an obj stock: @n objcgs, from @cached. */
+static void read_objcg_slots(const struct slot_walk *w, int cpu, const char *stock,
+			     struct mcs_objcg *const *cached, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		slot_visit(w, cpu, stock, i, true, slot_objcg_memcg(READ_ONCE(cached[i])));
+}
+
 /* design "decoupled": the obj stock of modes decoupled and decoupled-owner */
 static void read_obj_stock(int cpu, const struct slot_walk *w)
 {
-	struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
-	int i;
-
-	for (i = 0; i < NR_OBJ_STOCK; i++)
-		slot_visit(w, cpu, "obj", i, true,
-			   slot_objcg_memcg(READ_ONCE(os->cached[i])));
+	read_objcg_slots(w, cpu, "obj", per_cpu_ptr(&mcs_obj_stock, cpu)->cached, NR_OBJ_STOCK);
 }
 
 /* design "decoupled": the obj stock of mode decoupled-7.3 */
 static void read_obj73_stock(int cpu, const struct slot_walk *w)
 {
-	struct mcs_obj73_stock *os = per_cpu_ptr(&mcs_obj73_stock, cpu);
-	int i;
-
-	for (i = 0; i < NR_OBJ73_STOCK; i++)
-		slot_visit(w, cpu, "obj73", i, true,
-			   slot_objcg_memcg(READ_ONCE(os->cached[i])));
+	read_objcg_slots(w, cpu, "obj73", per_cpu_ptr(&mcs_obj73_stock, cpu)->cached,
+			 NR_OBJ73_STOCK);
 }
 
 /* design "coupled": one memcg and one objcg */

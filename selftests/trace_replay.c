@@ -224,20 +224,6 @@ static void replay_shipped(const struct trace_facts *f)
 	}
 }
 
-/* Wait up to 30 s for the counts of @before (frees run after RCU). */
-static int counts_back(const struct mcs_counts *before)
-{
-	struct mcs_counts now;
-	int i;
-
-	for (i = 0; i < 120; i++) {
-		if (!mcs_get_counts(&now) && !memcmp(before, &now, sizeof(now)))
-			return 1;
-		mcs_msleep(250);
-	}
-	return mcs_counts_same(before, &now);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -285,7 +271,7 @@ static void replay_killed(void)
 	ok &= mcs_read("error_log", log, sizeof(log)) > 0 &&
 	      strstr(log, "] bench: accepted, but failed: see the errno (-4)");
 	ok &= killed < full / 2;
-	ok &= counts_back(&before);
+	ok &= mcs_counts_back(&before);
 	if (!ok)
 		ksft_print_msg("status %d, error_log: %s", status, log);
 	ksft_test_result(ok, "kill a replay: its write returned in %.3f s (a whole replay %.3f s), EINTR in error_log, nothing left charged\n",
