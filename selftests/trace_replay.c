@@ -29,11 +29,12 @@
  * Then a replay killed by SIGKILL: its write returns at once (-EINTR in
  * error_log), and every memcg, objcg and page it charged is given back.
  *
- * Then a trace made here: one memcg with an opening balance of 64 pages
- * and one event that uncharges 1.  The stream strands exactly that page in
- * every design that keeps uncharges in a stock, in a slot of a per-CPU
- * stock where the design has one, and nothing in the others, whatever the
- * stocks keep of the closing balance.
+ * Then a trace made here: one memcg with an opening balance of 64 pages,
+ * one event that uncharges 1 and a recorded refusal.  The stream strands
+ * exactly that page in every design that keeps uncharges in a stock, in a
+ * slot of a per-CPU stock where the design has one, and nothing in the
+ * others, whatever the stocks keep of the closing balance; the refusal is
+ * counted untimed, and ns_per_op is the uncharge's time alone.
  *
  * Before the load, a replay is refused (ENOENT: nothing loaded).  On a
  * machine with fewer online CPUs than the trace uses, the load must be
@@ -278,57 +279,77 @@ static void replay_killed(void)
 			 killed, full);
 }
 
-/* One memcg that opens with 64 pages, one event that uncharges 1 page. */
+/*
+ * One memcg that opens with 64 pages; one event that uncharges 1 page,
+ * then a recorded refusal of 1 page, which calls nothing.
+ */
 static struct {
 	struct mcs_trace_header h;
 	struct mcs_trace_memcg m;
-	struct mcs_trace_event e;
+	struct mcs_trace_event e[2];
 } one_uncharge = {
 	.h = {
 		.magic = MCS_TRACE_MAGIC, .version = MCS_TRACE_VERSION,
 		.header_size = sizeof(struct mcs_trace_header),
 		.memcg_size = sizeof(struct mcs_trace_memcg),
 		.event_size = sizeof(struct mcs_trace_event),
-		.nr_cpus = 1, .nr_memcgs = 1, .nr_events = 1,
+		.nr_cpus = 1, .nr_memcgs = 1, .nr_events = 2,
 		.release = "made by trace_replay", .workload = "one-uncharge",
 	},
 	.m = { .cgroup_id = 1, .parent = MCS_TRACE_NO_PARENT, .depth = 1, .open_pages = 64,
 	       .name = "one" },
-	.e = { .cpu = 0, .kind = MCS_TRACE_PAGE_UNCHARGE, .memcg = 0, .amount = 1 },
+	.e = {
+		{ .seq = 0, .cpu = 0, .kind = MCS_TRACE_PAGE_UNCHARGE, .memcg = 0, .amount = 1 },
+		{ .seq = 1, .cpu = 0, .kind = MCS_TRACE_PAGE_REFUSED, .memcg = 0, .amount = 1 },
+	},
 };
 
 /* the three parts back to back, as trace_format.h lays them out */
 static_assert(sizeof(one_uncharge) == MCS_TRACE_HEADER_SIZE + sizeof(struct mcs_trace_memcg) +
-	       sizeof(struct mcs_trace_event), "no padding between the parts");
+	       2 * sizeof(struct mcs_trace_event), "no padding between the parts");
 
+/*
+ * The uncharge strands its page in a design that keeps it in a stock
+ * (measured when the stream ends, not after the closing balance of 63
+ * pages went through the stock too), in a slot of a per-CPU stock where
+ * the design has one.  The refusal is counted apart, not as a call of
+ * 0 ns: ns_per_op is the uncharge's time alone.
+ */
 static void replay_one_uncharge(void)
 {
 	char a[2048];
 	unsigned int i;
-	int ret;
+	int loaded;
 
 	one_uncharge.h.page_size = sysconf(_SC_PAGESIZE);
-	ret = mcs_trace_load(&one_uncharge, sizeof(one_uncharge), sizeof(one_uncharge));
-	ksft_test_result(!ret, "load a trace of one uncharge of 1 page (opening balance 64): %s\n",
-			 strerror(-ret));
+	loaded = mcs_trace_load(&one_uncharge, sizeof(one_uncharge), sizeof(one_uncharge));
+	ksft_test_result(!loaded, "load a trace of one uncharge of 1 page (opening balance 64) and one refusal: %s\n",
+			 strerror(-loaded));
 	for (i = 0; i < NR_MODES; i++) {
-		int ok;
+		int ok, ret = loaded ?: run_replay(modes[i].name, "mode", 2, a, sizeof(a));
+		long timed;
 
-		ret = ret ?: run_replay(modes[i].name, "mode", 2, a, sizeof(a));
 		if (ret) {
 			ksft_test_result_fail("one uncharge through %s: %s\n", modes[i].name,
 					      strerror(-ret));
 			continue;
 		}
 		ksft_print_msg("%s", a);
+		timed = field(a, "timed");
 		ok = strstr(a, "verdict=PASS") && field(a, "agree") == 1;
-		ok &= expect("ops", field(a, "ops"), 1);
+		ok &= expect("ops", field(a, "ops"), 2);
 		ok &= expect("page_uncharges", field(a, "page_uncharges"), 1);
+		ok &= expect("page_refused", field(a, "page_refused"), 1);
+		ok &= expect("recorded_refusals", field(a, "recorded_refusals"), 1);
+		ok &= expect("untimed", field(a, "untimed"), 1);
+		ok &= expect("timed + interrupted", timed + field(a, "interrupted"), 1);
+		ok &= expect("ns_per_op (ns / timed)", field(a, "ns_per_op"),
+			     field(a, "ns") / (timed > 0 ? timed : 1));
 		ok &= expect("stranded_pages", field(a, "stranded_pages"), modes[i].stranded);
 		ok &= expect("cached_at_end", field(a, "cached_at_end"), modes[i].slots);
 		ok &= expect("cached_after_drain", field(a, "cached_after_drain"), 0);
 		ok &= expect("unread_stocks", field(a, "unread_stocks"), 0);
-		ksft_test_result(ok, "one uncharge through %s: %d page stranded, %d slot at the end, none after the drain\n",
+		ksft_test_result(ok, "one uncharge through %s: %d page stranded, %d slot at the end, none after the drain, the refusal untimed\n",
 				 modes[i].name, modes[i].stranded, modes[i].slots);
 	}
 }
