@@ -240,7 +240,7 @@ static double now_s(void)
  */
 static void replay_killed(void)
 {
-	static const char job[] = "mode=decoupled workload=replay passes=8";
+	static const char job[] = "mode=decoupled workload=replay passes=4";
 	char log[8192], res[2048];
 	struct mcs_counts before;
 	double t0, full, killed;
