@@ -1273,7 +1273,8 @@ static int bench_run(const struct bench_params *p)
 restore_mode:
 	if (p->batch)
 		mcs_stock_set_bench_batch(batch);
-	mcs_stock_set_mode(found);
+	/* the mode found may be one mcs_stock_set_mode() refuses (coupled-noirq) */
+	mcs_stock_set_bench_mode(found);
 put_memcgs:
 	bench_memcgs_put(run);
 free_pmu:

@@ -22,6 +22,27 @@ struct mcs_input;
 /* slab_report.c: the debugfs "slab" footprint table */
 void mcs_slab_report_init(struct dentry *dir);
 
+/**
+ * struct mcs_stock_slot - one slot of a per-CPU stock that holds a memcg
+ * @cpu: the stock's CPU
+ * @stock: the kind of stock ("memcg", "obj", "obj73", "coupled",
+ *	   "coupled_obj", "hahn_v6")
+ * @index: the slot in that stock
+ * @bytes: a slot of bytes (an objcg's), not of pages
+ * @memcg: the memcg it holds, or the memcg of the objcg it holds
+ */
+struct mcs_stock_slot {
+	int cpu;
+	const char *stock;
+	int index;
+	bool bytes;
+	struct mcs_memcg *memcg;
+};
+
+/* stock_slots.c: the walk over every design's stock slots (the checks) */
+int mcs_stock_slots_walk(const struct mcs_design *design, int cpu,
+			 void (*fn)(const struct mcs_stock_slot *slot, void *arg), void *arg);
+
 /* selftest.c: the "selftest" file and the harness claim */
 int mcs_selftest_file_init(void);
 void mcs_selftest_file_create(struct dentry *dir);

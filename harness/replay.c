@@ -46,18 +46,33 @@
  *
  * A replay makes passes= passes of the whole stream (default 2), each
  * from drained stocks and the same memcgs; every pass must end with the
- * same counts as the first (agree=1), or verdict=FAIL.  ns_per_op is the
- * time of the entry-point calls alone (each timed, the cost of reading the
- * clock taken off), per event, each event at its fastest pass: under qemu
+ * same counts as the first (agree=1), or verdict=FAIL.  ops= is the events
+ * the first pass ran, as its workers counted them, and page_charges= to
+ * byte_uncharges= the same per kind.  ns_per_op is the time of the
+ * entry-point calls alone (each timed, the cost of reading the clock
+ * taken off), per timed event (timed=), each event at its fastest pass; an
+ * event that calls no entry (a recorded refusal, an uncharge cut to
+ * nothing) is no call of 0 ns and is counted apart (untimed=).  Under qemu
  * -icount shift=0 a call's instructions are the same in every pass but for
  * an interrupt that lands in it, so the fastest pass is the call's own
  * cost.  retimed= counts the events whose passes were more than
  * REPLAY_RETIMED_NS apart (one took an interrupt); an event above
  * REPLAY_INTERRUPTED_NS in every pass is left out (interrupted=).
- * drain_events= counts the events whose call drained a stock slot and
- * drain_ns_per_event= is their mean time; stranded_peak= is the most pages
- * the stocks held at the end of any event (the replay's usage less what
- * the stream holds: each memcg's pages and its bytes rounded up).
+ * drain_events= counts the events whose call drained a stock slot (the
+ * drain counters of the memcgs that the stocks of the event's CPU hold
+ * and of the event's own, read before and after it: struct replay_watch)
+ * and drain_ns_per_event= is their mean time; unseen_drains= the drains
+ * of a pass that no event saw (0 but for a drain from outside the
+ * stream); stranded_pages= is what the
+ * stocks hold at the end of the stream, before the closing balances go
+ * back through them (the replay's usage less what the stream holds: each
+ * memcg's pages and its bytes rounded up), stranded_peak= the most they
+ * held at the end of any event, and cached_at_end= the stock slots that
+ * hold a memcg of the replay then (stock_slots.c, the walk of
+ * cached_after_drain=).
+ * A fatal signal to the writer stops the replay at its next event (or
+ * chunk of an opening balance): what ran is given back with the closing
+ * balances and the write returns -EINTR.
  * rmmod waits for a replay (the bench write) to end: removing the debugfs
  * files waits for their writers.
  *
@@ -93,6 +108,14 @@
 #define REPLAY_INTERRUPTED_NS	20000
 /* Two passes whose times of one event are this far apart: one was interrupted. */
 #define REPLAY_RETIMED_NS	1000
+/* What replay_event() returns for an event that called no entry. */
+#define REPLAY_NO_CALL		U64_MAX
+/*
+ * The replay's memcgs whose drain counters one event may move: those in
+ * its CPU's stock slots and its own (struct replay_watch).  More than this
+ * (no design has as many slots): every memcg's counters are read.
+ */
+#define REPLAY_WATCH_MAX	32
 
 struct replay_trace {
 	void *blob;
@@ -465,11 +488,16 @@ static const struct file_operations trace_load_fops = {
  * @memcg: one per memcg of the trace's table
  * @objcg: theirs
  * @bal: pages and bytes each memcg holds (2 per memcg), in the replay
+ * @design: the design of the replay's mode, whose stocks an event may drain
  * @cursor: the next event to run
- * @stop: give up (a stall)
+ * @stop: give up (a stall, or a fatal signal to the writer)
  * @clock_ns: cost of one clock read pair, taken off each timed call
  * @times: each event's time at its fastest pass so far (ns)
  * @drained: the events whose call drained a stock slot (a bit each)
+ * @uncalled: the events that called no entry (a recorded refusal, an
+ *	      uncharge cut to nothing), a bit each: not timed
+ * @kinds: events run in this pass, by enum mcs_trace_kind
+ * @drains_seen: drains that the events saw on their CPU in this pass
  * @pass: the pass running, from 0
  * @retimed: events whose passes were more than REPLAY_RETIMED_NS apart
  * @live: pages the replay's memcgs need for what the stream holds at this
@@ -482,6 +510,7 @@ static const struct file_operations trace_load_fops = {
  * @underflows: mcs_page_counter_underflows() before the replay
  * @misuses: mcs_charge_misuses() before the replay
  * @cached: stock slots still holding the replay's memcgs after the drain
+ * @unread: kinds of per-CPU stock that the walk of the slots cannot read
  * @left: kthreads not done yet
  * @done: completed by the last one
  * @why: the error_log kind of a failed replay (mcs_replay_bench())
@@ -493,17 +522,21 @@ struct replay_run {
 	struct mcs_memcg **memcg;
 	struct mcs_objcg **objcg;
 	s64 *bal;
+	const struct mcs_design *design;
 	atomic_t cursor;
 	bool stop;
 	u64 clock_ns;
 	u32 *times;
-	unsigned long *drained;
+	unsigned long *drained, *uncalled;
+	atomic_long_t kinds[NR_MCS_TRACE_KINDS];
+	atomic_long_t drains_seen;
 	unsigned int pass;
 	atomic_t retimed;
 	s64 live, peak;
 	atomic_t refusals, recorded_refusals, short_uncharges;
 	long underflows, misuses;
 	unsigned int cached;
+	int unread;
 	atomic_t left;
 	struct completion done;
 	enum mcs_error_kind why;
@@ -549,7 +582,8 @@ static __always_inline u64 replay_event(int m, struct replay_run *run,
 	 * The clock is read right before and after the entry call, so that
 	 * the window holds the call and its arguments alone (the dispatch on
 	 * the kind stays out): an event the design does nothing for (a
-	 * recorded refusal, an uncharge cut to nothing) times nothing.
+	 * recorded refusal, an uncharge cut to nothing) times nothing, and
+	 * says so (REPLAY_NO_CALL).
 	 */
 	t0 = 0;
 	t1 = 0;
@@ -592,6 +626,8 @@ static __always_inline u64 replay_event(int m, struct replay_run *run,
 		local_bh_enable();
 	else if (ctx == MCS_TRACE_HARDIRQ)
 		local_irq_restore(flags);
+	if (!t0)
+		return REPLAY_NO_CALL;
 	return t1 - t0 > run->clock_ns ? t1 - t0 - run->clock_ns : 0;
 }
 
@@ -623,7 +659,16 @@ static s64 replay_live_of(struct replay_run *run, unsigned int i)
 	return run->bal[2 * i] + DIV_ROUND_UP(max_t(s64, run->bal[2 * i + 1], 0), PAGE_SIZE);
 }
 
-/* Stock slots drained on @cpu so far, the replay's memcgs' (their counters). */
+/* Is @memcg the replay's parent or below it?  Under rcu_read_lock(). */
+static bool replay_owns(struct replay_run *run, struct mcs_memcg *memcg)
+{
+	for (; memcg; memcg = READ_ONCE(memcg->parent))
+		if (memcg == run->parent)
+			return true;
+	return false;
+}
+
+/* Stock slots drained on @cpu so far, every replay memcg's (their counters). */
 static unsigned long replay_drains_on(struct replay_run *run, int cpu)
 {
 	unsigned long n = 0;
@@ -635,22 +680,88 @@ static unsigned long replay_drains_on(struct replay_run *run, int cpu)
 }
 
 /*
- * After event @e: what the stocks hold now (the parent's usage beyond what
- * the stream holds), for the pass's peak, and whether @e drained a slot.
+ * The drain counters that one event on @cpu may move, read before and
+ * after it.  A drain empties a slot of a stock of the event's CPU, and
+ * counts on the memcg that slot held (stocks/): a memcg the CPU's stocks
+ * hold before the event, or the event's own, which the event may put
+ * there (its bytes: the objcg's memcg) and a design whose stocks live in
+ * the memcgs drains.  A slot of bytes that the event evicts gives its
+ * memcg's pages back through the page stock, which may drain that memcg:
+ * it was in a slot before, so it is watched too.  So a handful of
+ * counters, whatever the number of memcgs, and the stocks of the event's
+ * CPU, which its call touches anyway, are what is read before the clock.
+ */
+struct replay_watch {
+	struct replay_run *run;
+	int cpu;
+	unsigned int n;
+	bool all;
+	struct mcs_memcg *memcg[REPLAY_WATCH_MAX];
+};
+
+static void replay_watch_add(struct replay_watch *wt, struct mcs_memcg *memcg)
+{
+	unsigned int i;
+
+	for (i = 0; i < wt->n; i++)
+		if (wt->memcg[i] == memcg)
+			return;
+	if (wt->n == REPLAY_WATCH_MAX)
+		wt->all = true;
+	else
+		wt->memcg[wt->n++] = memcg;
+}
+
+static void replay_watch_slot(const struct mcs_stock_slot *slot, void *arg)
+{
+	struct replay_watch *wt = arg;
+
+	/* the trace's memcgs, whose counters the pass adds up (not the parent) */
+	if (slot->memcg != wt->run->parent && replay_owns(wt->run, slot->memcg))
+		replay_watch_add(wt, slot->memcg);
+}
+
+/* The counters to watch for the event of memcg @i of the trace. */
+static void replay_watch_start(struct replay_watch *wt, unsigned int i)
+{
+	wt->n = 0;
+	wt->all = false;
+	replay_watch_add(wt, wt->run->memcg[i]);
+	mcs_stock_slots_walk(wt->run->design, wt->cpu, replay_watch_slot, wt);
+}
+
+static unsigned long replay_watch_drains(const struct replay_watch *wt)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	if (wt->all)
+		return replay_drains_on(wt->run, wt->cpu);
+	for (i = 0; i < wt->n; i++)
+		n += local_read(&per_cpu_ptr(wt->memcg[i]->stats, wt->cpu)->events[MCS_DRAIN]);
+	return n;
+}
+
+/*
+ * After event @i: what the stocks hold now (the parent's usage beyond what
+ * the stream holds), for the pass's peak, and whether it drained a slot.
  * Called by the kthread whose event it was, before it moves the cursor on.
  */
 static void replay_sample(struct replay_run *run, unsigned int i, s64 live_before,
-			  unsigned long drains_before, int cpu)
+			  const struct replay_watch *wt, unsigned long drains_before)
 {
 	const struct mcs_trace_event *e = &run->t->events[i];
+	unsigned long drains = replay_watch_drains(wt);
 	s64 held;
 
 	run->live += replay_live_of(run, e->memcg) - live_before;
 	held = (s64)mcs_memcg_usage(run->parent) - run->live;
 	if (held > run->peak)
 		run->peak = held;
-	if (replay_drains_on(run, cpu) != drains_before)
+	if (drains != drains_before) {
 		set_bit(i, run->drained);
+		atomic_long_add(drains - drains_before, &run->drains_seen);
+	}
 }
 
 /* One recorded CPU's events, each in turn with the other CPUs'. */
@@ -659,9 +770,11 @@ static __always_inline int replay_worker_of(int m, void *arg)
 	struct replay_worker *w = arg;
 	struct replay_run *run = w->run;
 	const struct mcs_trace_event *e = run->t->events;
-	unsigned int i, n = run->t->h->nr_events, retimed = 0;
-	unsigned long drains;
+	struct replay_watch wt = { .run = run, .cpu = w->cpu };
+	unsigned int i, k, n = run->t->h->nr_events, retimed = 0;
+	unsigned long drains, kinds[NR_MCS_TRACE_KINDS] = {};
 	u32 t, *best;
+	u64 ns;
 	s64 live;
 
 	for (i = 0; i < n; i++) {
@@ -678,16 +791,25 @@ static __always_inline int replay_worker_of(int m, void *arg)
 		 */
 		cond_resched();
 		live = replay_live_of(run, e[i].memcg);
-		drains = replay_drains_on(run, w->cpu);
-		t = min_t(u64, replay_event(m, run, &e[i]), U32_MAX);
-		replay_sample(run, i, live, drains, w->cpu);
+		replay_watch_start(&wt, e[i].memcg);
+		drains = replay_watch_drains(&wt);
+		ns = replay_event(m, run, &e[i]);
+		replay_sample(run, i, live, &wt, drains);
 		atomic_set_release(&run->cursor, i + 1);
+		kinds[e[i].kind]++;
 		/* this worker alone writes its CPU's events */
+		if (ns == REPLAY_NO_CALL) {
+			set_bit(i, run->uncalled);
+			continue;
+		}
+		t = min_t(u64, ns, U32_MAX);
 		best = &run->times[i];
 		if (run->pass && max(t, *best) - min(t, *best) > REPLAY_RETIMED_NS)
 			retimed++;
 		*best = min(t, *best);
 	}
+	for (k = 0; k < NR_MCS_TRACE_KINDS; k++)
+		atomic_long_add(kinds[k], &run->kinds[k]);
 	atomic_add(retimed, &run->retimed);
 	if (atomic_dec_and_test(&run->left))
 		complete(&run->done);
@@ -779,7 +901,10 @@ static int replay_memcgs_create(struct replay_run *run)
 	return 0;
 }
 
-/* Each memcg's opening balance, charged before the stream. */
+/*
+ * Each memcg's opening balance, charged before the stream; -EINTR when the
+ * writer got a fatal signal (what was charged is in the balances).
+ */
 static int replay_open_balances(struct replay_run *run)
 {
 	const struct mcs_trace_memcg *m = run->t->memcgs;
@@ -790,12 +915,16 @@ static int replay_open_balances(struct replay_run *run)
 		s64 left;
 
 		for (left = m[i].open_pages; left > 0; left -= n) {
+			if (READ_ONCE(run->stop))
+				return -EINTR;
 			n = min_t(s64, left, MCS_TRACE_MAX_PAGES);
 			if (mcs_charge_pages(run->memcg[i], GFP_KERNEL, n))
 				return -ENOMEM;
 			b[0] += n;
 		}
 		for (left = m[i].open_bytes; left > 0; left -= n) {
+			if (READ_ONCE(run->stop))
+				return -EINTR;
 			n = min_t(s64, left, MCS_TRACE_MAX_BYTES);
 			if (mcs_obj_charge(run->objcg[i], GFP_KERNEL, n))
 				return -ENOMEM;
@@ -843,11 +972,29 @@ static int replay_call_fn(void *arg)
 }
 
 /*
+ * Wait for @done, completed by the replay's kthreads.  A fatal signal to
+ * the writer stops them at their next event (or balance chunk) and waits
+ * for them: everything that ran is in the balances, which the close gives
+ * back, so nothing is lost.
+ */
+static int replay_wait_done(struct replay_run *run, struct completion *done)
+{
+	if (!wait_for_completion_killable(done))
+		return 0;
+	WRITE_ONCE(run->stop, true);
+	wait_for_completion(done);
+	return -EINTR;
+}
+
+/*
  * Run @fn on @cpu: the balances go through the byte stock of one CPU, the
  * same in every replay, whatever CPU the writer is on (a balance given
  * back through another CPU's obj stock would round to other whole pages).
+ * @killable: a fatal signal stops @fn (replay_wait_done(): the opening
+ * balances); the closing ones always run to their end.
  */
-static int replay_on_cpu(struct replay_run *run, int cpu, int (*fn)(struct replay_run *run))
+static int replay_on_cpu(struct replay_run *run, int cpu, int (*fn)(struct replay_run *run),
+			 bool killable)
 {
 	struct replay_call c = { .run = run, .fn = fn };
 	struct task_struct *task;
@@ -858,7 +1005,10 @@ static int replay_on_cpu(struct replay_run *run, int cpu, int (*fn)(struct repla
 		return PTR_ERR(task);
 	kthread_bind(task, cpu);
 	wake_up_process(task);
-	wait_for_completion(&c.done);
+	if (!killable)
+		wait_for_completion(&c.done);
+	else if (replay_wait_done(run, &c.done))
+		return -EINTR;
 	return c.ret;
 }
 
@@ -875,7 +1025,11 @@ static void replay_events_sum(struct replay_run *run, unsigned long *sum)
 	}
 }
 
-/* Start a kthread per recorded CPU and wait for the stream to end. */
+/*
+ * Start a kthread per recorded CPU and wait for the stream to end: 0,
+ * -ETIMEDOUT (a stall), -EINTR (a fatal signal to the writer), or the
+ * error of a kthread's creation.
+ */
 static int replay_stream(struct replay_run *run, struct replay_worker *w)
 {
 	const struct mcs_trace_event *e = run->t->events;
@@ -916,43 +1070,35 @@ static int replay_stream(struct replay_run *run, struct replay_worker *w)
 	}
 	if (atomic_dec_and_test(&run->left))
 		complete(&run->done);
-	wait_for_completion(&run->done);
+	if (replay_wait_done(run, &run->done))
+		return -EINTR;
 	return READ_ONCE(run->stop) ? -ETIMEDOUT : 0;
 }
 
-/* Is @memcg the replay's parent or below it?  Under rcu_read_lock(). */
-static bool replay_owns(struct replay_run *run, struct mcs_memcg *memcg)
+/* What the stocks hold of the replay: slots, and kinds the walk cannot read. */
+struct replay_slots {
+	struct replay_run *run;
+	unsigned int n;
+};
+
+static void replay_slot(const struct mcs_stock_slot *slot, void *arg)
 {
-	for (; memcg; memcg = READ_ONCE(memcg->parent))
-		if (memcg == run->parent)
-			return true;
-	return false;
+	struct replay_slots *s = arg;
+
+	s->n += replay_owns(s->run, slot->memcg);
 }
 
-/* Stock slots of any CPU that still hold a memcg or objcg of the replay. */
+/*
+ * Stock slots of any CPU that still hold a memcg or objcg of the replay,
+ * in every design's stocks (stock_slots.c, as a stress run checks); each
+ * kind of stock that the walk cannot read counts in @run->unread.
+ */
 static unsigned int replay_cached(struct replay_run *run)
 {
-	unsigned int n = 0;
-	int cpu, i;
+	struct replay_slots s = { .run = run };
 
-	rcu_read_lock();
-	for_each_possible_cpu(cpu) {
-		struct mcs_memcg_stock *ms = per_cpu_ptr(&mcs_memcg_stock, cpu);
-		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
-		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
-		struct mcs_objcg *objcg;
-
-		for (i = 0; i < NR_MEMCG_STOCK; i++)
-			n += replay_owns(run, READ_ONCE(ms->cached[i]));
-		n += replay_owns(run, READ_ONCE(cs->cached));
-		for (i = 0; i <= NR_OBJ_STOCK; i++) {
-			objcg = i < NR_OBJ_STOCK ? READ_ONCE(os->cached[i]) :
-						   READ_ONCE(cs->cached_objcg);
-			n += objcg && replay_owns(run, READ_ONCE(objcg->memcg));
-		}
-	}
-	rcu_read_unlock();
-	return n;
+	run->unread = mcs_stock_slots_walk(NULL, -1, replay_slot, &s);
+	return s.n;
 }
 
 /*
@@ -967,7 +1113,8 @@ static bool replay_settled(struct replay_run *run)
 	bool ok = !mcs_memcg_usage(run->parent);
 
 	run->cached = replay_cached(run);
-	ok &= !run->cached && mcs_page_counter_underflows() == run->underflows &&
+	ok &= !run->cached && !run->unread &&
+	      mcs_page_counter_underflows() == run->underflows &&
 	      mcs_charge_misuses() == run->misuses;
 
 	for (i = 0; i < run->t->h->nr_memcgs; i++)
@@ -979,22 +1126,41 @@ static bool replay_settled(struct replay_run *run)
 /* What a pass ends with; every pass must end with the first one's. */
 struct replay_counts {
 	unsigned long ev[NR_MCS_EVENTS];
+	unsigned long kinds[NR_MCS_TRACE_KINDS], ops, untimed;
 	unsigned long stranded, stranded_peak, drain_events;
+	long unseen_drains;
+	unsigned int cached_at_end;
 	int refusals, recorded_refusals, short_uncharges;
 };
+
+/* The pages the replay's memcgs need for what the stream holds now. */
+static s64 replay_live(struct replay_run *run)
+{
+	s64 live = 0;
+	unsigned int k;
+
+	for (k = 0; k < run->t->h->nr_memcgs; k++)
+		live += replay_live_of(run, k);
+	return live;
+}
 
 static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 			  const struct replay_counts *c, unsigned int passes, bool agree,
 			  bool ok, char *result, size_t size)
 {
 	const struct mcs_trace_header *h = run->t->h;
-	const unsigned long *ev = c->ev;
-	u64 ns = 0, timed = 0, tenths, dns = 0, dtimed = 0, dtenths;
+	const unsigned long *ev = c->ev, *kinds = c->kinds;
+	u64 ns = 0, timed = 0, tenths, dns = 0, dtimed = 0, dtenths, interrupted = 0;
 	unsigned int i;
 
 	for (i = 0; i < h->nr_events; i++) {
-		if (run->times[i] > REPLAY_INTERRUPTED_NS)
+		/* an event that called nothing is not a call of 0 ns */
+		if (test_bit(i, run->uncalled))
 			continue;
+		if (run->times[i] > REPLAY_INTERRUPTED_NS) {
+			interrupted++;
+			continue;
+		}
 		ns += run->times[i];
 		timed++;
 		if (test_bit(i, run->drained)) {
@@ -1005,17 +1171,21 @@ static void replay_report(struct replay_run *run, enum mcs_stock_mode mode,
 	tenths = ns * 10 / max_t(u64, timed, 1);
 	dtenths = dns * 10 / max_t(u64, dtimed, 1);
 	snprintf(result, size,
-		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%u passes=%u agree=%d ns=%llu ns_per_op=%llu.%llu retimed=%d interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu stranded_peak=%lu drain_events=%lu drain_ns_per_event=%llu.%llu cached_after_drain=%u verdict=%s\n",
+		 "mode=%s entry=%s workload=replay trace=%.*s release=%.*s batch=%u cpus=%u memcgs=%u events=%u ops=%lu page_charges=%lu page_refused=%lu page_uncharges=%lu byte_charges=%lu byte_refused=%lu byte_uncharges=%lu passes=%u agree=%d ns=%llu ns_per_op=%llu.%llu timed=%llu untimed=%lu retimed=%d interrupted=%llu hits=%lu misses=%lu trylock_fail=%lu refills=%lu drains=%lu unseen_drains=%ld refusals=%d recorded_refusals=%d short_uncharges=%d stranded_pages=%lu stranded_peak=%lu drain_events=%lu drain_ns_per_event=%llu.%llu cached_at_end=%u cached_after_drain=%u unread_stocks=%d verdict=%s\n",
 		 mcs_stock_mode_name(mode),
 		 run->entry == MCS_ENTRY_EXPORTED ? "exported" : "mode",
 		 MCS_TRACE_NAME_LEN, h->workload,
 		 MCS_TRACE_RELEASE_LEN, h->release, mcs_charge_batch(), h->nr_cpus, h->nr_memcgs,
-		 h->nr_events, h->nr_events, passes, agree, ns, tenths / 10, tenths % 10,
-		 atomic_read(&run->retimed), h->nr_events - timed,
+		 h->nr_events, c->ops, kinds[MCS_TRACE_PAGE_CHARGE], kinds[MCS_TRACE_PAGE_REFUSED],
+		 kinds[MCS_TRACE_PAGE_UNCHARGE], kinds[MCS_TRACE_BYTE_CHARGE],
+		 kinds[MCS_TRACE_BYTE_REFUSED], kinds[MCS_TRACE_BYTE_UNCHARGE],
+		 passes, agree, ns, tenths / 10, tenths % 10, timed, c->untimed,
+		 atomic_read(&run->retimed), interrupted,
 		 ev[MCS_STOCK_HIT], ev[MCS_STOCK_MISS], ev[MCS_TRYLOCK_FAIL], ev[MCS_REFILL],
-		 ev[MCS_DRAIN], c->refusals, c->recorded_refusals, c->short_uncharges,
+		 ev[MCS_DRAIN], c->unseen_drains, c->refusals, c->recorded_refusals,
+		 c->short_uncharges,
 		 c->stranded, c->stranded_peak, c->drain_events, dtenths / 10, dtenths % 10,
-		 run->cached, ok && agree ? "PASS" : "FAIL");
+		 c->cached_at_end, run->cached, run->unread, ok && agree ? "PASS" : "FAIL");
 }
 
 /* One pass of the stream, from drained stocks; @c: what it ends with. */
@@ -1033,13 +1203,15 @@ static int replay_pass(struct replay_run *run, struct replay_worker *w,
 	atomic_set(&run->short_uncharges, 0);
 	reinit_completion(&run->done);
 	bitmap_zero(run->drained, run->t->h->nr_events);
-	ret = replay_on_cpu(run, cpu, replay_open_balances);
+	bitmap_zero(run->uncalled, run->t->h->nr_events);
+	for (k = 0; k < NR_MCS_TRACE_KINDS; k++)
+		atomic_long_set(&run->kinds[k], 0);
+	atomic_long_set(&run->drains_seen, 0);
+	ret = replay_on_cpu(run, cpu, replay_open_balances, true);
 	/* the stocks start empty: what the stream finds there is its own */
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	replay_events_sum(run, before);
-	run->live = 0;
-	for (k = 0; k < run->t->h->nr_memcgs; k++)
-		run->live += replay_live_of(run, k);
+	run->live = replay_live(run);
 	run->peak = max_t(s64, (s64)mcs_memcg_usage(run->parent) - run->live, 0);
 	if (!ret)
 		ret = replay_stream(run, w);
@@ -1047,11 +1219,22 @@ static int replay_pass(struct replay_run *run, struct replay_worker *w,
 	replay_events_sum(run, c->ev);
 	for (k = 0; k < NR_MCS_EVENTS; k++)
 		c->ev[k] -= before[k];
-	if (replay_on_cpu(run, cpu, replay_close_balances))
-		replay_close_balances(run);
-	/* nothing is live: what the replay's memcgs still use is held in stocks */
-	c->stranded = mcs_memcg_usage(run->parent);
+	for (k = 0; k < NR_MCS_TRACE_KINDS; k++) {
+		c->kinds[k] = atomic_long_read(&run->kinds[k]);
+		c->ops += c->kinds[k];
+	}
+	c->untimed = bitmap_weight(run->uncalled, run->t->h->nr_events);
+	/* every drain of the stream was seen by the event that made it */
+	c->unseen_drains = c->ev[MCS_DRAIN] - atomic_long_read(&run->drains_seen);
+	/*
+	 * What the stocks hold at the end of the stream, before the closing
+	 * balances go back through them: the usage beyond what is live.
+	 */
+	c->stranded = max_t(s64, (s64)mcs_memcg_usage(run->parent) - replay_live(run), 0);
 	c->stranded_peak = max_t(s64, run->peak, c->stranded);
+	c->cached_at_end = replay_cached(run);
+	if (replay_on_cpu(run, cpu, replay_close_balances, false))
+		replay_close_balances(run);
 	c->drain_events = bitmap_weight(run->drained, run->t->h->nr_events);
 	mcs_drain_all_stock(mcs_root_memcg(), true);
 	c->refusals = atomic_read(&run->refusals);
@@ -1108,8 +1291,9 @@ static int replay_measure(struct replay_run *run, struct replay_worker *w,
  *
  * Return: 0 (the result line says PASS or FAIL), -ENOENT (no trace
  * loaded: %MCS_ERR_NO_TRACE), -EINVAL (a CPU of the trace is not online:
- * %MCS_ERR_TRACE_CPU), -ENOMEM, or the error of a mode switch (both
- * %MCS_ERR_FAILED).
+ * %MCS_ERR_TRACE_CPU), -EINTR (a fatal signal: the replay stopped at its
+ * next event and gave back everything it charged), -ENOMEM, or the error
+ * of a mode switch (these %MCS_ERR_FAILED).
  */
 int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported,
 		     unsigned int passes, char *result, size_t size, enum mcs_error_kind *why)
@@ -1139,8 +1323,10 @@ int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported
 	run->bal = kvcalloc(2 * max(run->t->h->nr_memcgs, 1U), sizeof(*run->bal), GFP_KERNEL);
 	run->times = kvmalloc_array(run->t->h->nr_events, sizeof(*run->times), GFP_KERNEL);
 	run->drained = kvcalloc(BITS_TO_LONGS(run->t->h->nr_events), sizeof(long), GFP_KERNEL);
+	run->uncalled = kvcalloc(BITS_TO_LONGS(run->t->h->nr_events), sizeof(long), GFP_KERNEL);
 	w = kcalloc(REPLAY_MAX_CPUS, sizeof(*w), GFP_KERNEL);
-	if (!run->memcg || !run->objcg || !run->bal || !run->times || !run->drained || !w)
+	if (!run->memcg || !run->objcg || !run->bal || !run->times || !run->drained ||
+	    !run->uncalled || !w)
 		goto free;
 	ret = replay_memcgs_create(run);
 	if (ret)
@@ -1148,6 +1334,7 @@ int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported
 	ret = mcs_stock_set_bench_mode(mode);
 	if (ret)
 		goto put;
+	run->design = mcs_stock_design[mode];
 	if (batch)
 		ret = mcs_stock_set_bench_batch(batch);
 	if (!ret)
@@ -1155,7 +1342,8 @@ int mcs_replay_bench(enum mcs_stock_mode mode, unsigned int batch, bool exported
 							 MCS_REPLAY_MAX_PASSES), result, size);
 	if (batch)
 		mcs_stock_set_bench_batch(old_batch);
-	mcs_stock_set_mode(found);
+	/* the mode found may be one mcs_stock_set_mode() refuses (coupled-noirq) */
+	mcs_stock_set_bench_mode(found);
 put:
 	replay_memcgs_put(run);
 	*why = run->why;
@@ -1163,6 +1351,7 @@ free:
 	kfree(w);
 	kvfree(run->times);
 	kvfree(run->drained);
+	kvfree(run->uncalled);
 	kvfree(run->bal);
 	kfree(run->objcg);
 	kfree(run->memcg);

@@ -27,7 +27,6 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "stocks/design_hahn_v6.h"
 #include "stress.h"
 
 /* ---- invariant checks --------------------------------------------------------------- */
@@ -55,59 +54,49 @@ static bool stress_owns(struct stress_run *run, struct mcs_memcg *memcg)
 	return false;
 }
 
-/* After the drain no stock of any CPU may hold anything of the tree. */
+/* What the stocks still hold of the tree: slots of pages and of bytes. */
+struct stress_slots {
+	struct stress_run *run;
+	unsigned int memcg, obj, id;
+	int cpu;
+	const char *stock;
+};
+
+static void stress_slot(const struct mcs_stock_slot *slot, void *arg)
+{
+	struct stress_slots *s = arg;
+
+	if (!stress_owns(s->run, slot->memcg))
+		return;
+	if (slot->bytes)
+		s->obj++;
+	else
+		s->memcg++;
+	if (s->cpu < 0) {
+		s->cpu = slot->cpu;
+		s->stock = slot->stock;
+		s->id = slot->memcg->id;
+	}
+}
+
+/*
+ * After the drain no stock of any CPU may hold anything of the tree: the
+ * slots of every design's stocks (stock_slots.c), which the replay checks
+ * too.
+ */
 static void stress_check_stocks(struct stress_run *run)
 {
-	unsigned int nr_memcg = 0, nr_obj = 0, id = 0;
-	int cpu, i, where = -1;
+	struct stress_slots s = { .run = run, .cpu = -1, .stock = "-" };
+	int unread = mcs_stock_slots_walk(NULL, -1, stress_slot, &s);
 
-	rcu_read_lock();
-	for_each_possible_cpu(cpu) {
-		struct mcs_memcg_stock *ms = per_cpu_ptr(&mcs_memcg_stock, cpu);
-		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
-		struct mcs_obj73_stock *os73 = per_cpu_ptr(&mcs_obj73_stock, cpu);
-		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
-		struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
-		struct mcs_page_counter *counter;
-		struct mcs_memcg *memcg;
-		struct mcs_objcg *objcg;
-
-		for (i = 0; i <= 2 * NR_MEMCG_STOCK; i++) {
-			/* the decoupled slots, the coupled stock's one, hahn-v6's */
-			if (i < NR_MEMCG_STOCK) {
-				memcg = READ_ONCE(ms->cached[i]);
-			} else if (i == NR_MEMCG_STOCK) {
-				memcg = READ_ONCE(cs->cached);
-			} else {
-				counter = READ_ONCE(hs->cached[i - NR_MEMCG_STOCK - 1]);
-				memcg = counter ? container_of(counter, struct mcs_memcg, memory) :
-						  NULL;
-			}
-			if (memcg && stress_owns(run, memcg) && !nr_memcg++) {
-				where = cpu;
-				id = memcg->id;
-			}
-		}
-		for (i = 0; i <= NR_OBJ_STOCK + NR_OBJ73_STOCK; i++) {
-			/* the decoupled slots, "decoupled-7.3"'s, the coupled one */
-			if (i < NR_OBJ_STOCK)
-				objcg = READ_ONCE(os->cached[i]);
-			else if (i < NR_OBJ_STOCK + NR_OBJ73_STOCK)
-				objcg = READ_ONCE(os73->cached[i - NR_OBJ_STOCK]);
-			else
-				objcg = READ_ONCE(cs->cached_objcg);
-			if (objcg && stress_owns(run, READ_ONCE(objcg->memcg)) &&
-			    !nr_obj++ && where < 0) {
-				where = cpu;
-				id = READ_ONCE(objcg->memcg)->id;
-			}
-		}
-	}
-	rcu_read_unlock();
-	if (nr_memcg || nr_obj)
+	if (s.memcg || s.obj)
 		stress_violation(run, CHECK_REFS,
-				 "%u memcg and %u obj stock slots still cached (first: cpu %d, memcg %u)",
-				 nr_memcg, nr_obj, where, id);
+				 "%u memcg and %u obj stock slots still cached (first: cpu %d, stock %s, memcg %u)",
+				 s.memcg, s.obj, s.cpu, s.stock, s.id);
+	if (unread)
+		stress_violation(run, CHECK_REFS,
+				 "%d kinds of per-CPU stock that the check cannot read (stock_slots.c)",
+				 unread);
 }
 
 /*

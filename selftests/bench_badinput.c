@@ -245,20 +245,6 @@ static int wait_bench_memcgs(pid_t child, const struct mcs_counts *before, long 
 	return 0;
 }
 
-/* Wait up to 30 s for the counts of @before (frees run after RCU). */
-static int counts_back(const struct mcs_counts *before)
-{
-	struct mcs_counts now;
-	int i;
-
-	for (i = 0; i < 120; i++) {
-		if (!mcs_get_counts(&now) && !memcmp(before, &now, sizeof(now)))
-			return 1;
-		mcs_msleep(250);
-	}
-	return mcs_counts_same(before, &now);
-}
-
 static int bench_passes(const char *line)
 {
 	char res[1024];
@@ -989,7 +975,7 @@ static void test_fault_injection(void)
 			 "fault injection: nth=1..%u: %d faults fired, each write succeeded or failed with ENOMEM (%d bad)\n",
 			 last, nr_injected, bad);
 	ksft_test_result(bench_passes(FAULT_BENCH), "after fault injection: a normal bench passes\n");
-	ksft_test_result(counts_back(&before),
+	ksft_test_result(mcs_counts_back(&before),
 			 "after fault injection: memcgs and objcgs back to their counts\n");
 }
 

@@ -250,6 +250,20 @@ static inline int mcs_counts_same(const struct mcs_counts *a, const struct mcs_c
 	return 0;
 }
 
+/* Wait up to 30 s for the counts of @before (frees run after RCU); print them if not. */
+static inline int mcs_counts_back(const struct mcs_counts *before)
+{
+	struct mcs_counts now;
+	int i;
+
+	for (i = 0; i < 120; i++) {
+		if (!mcs_get_counts(&now) && !memcmp(before, &now, sizeof(now)))
+			return 1;
+		mcs_msleep(250);
+	}
+	return mcs_counts_same(before, &now);
+}
+
 /* The kernel log from now on. */
 static inline int mcs_kmsg_open(void)
 {

@@ -841,7 +841,7 @@ REPLAY_MODES = ("decoupled", "decoupled-owner", "coupled", "coupled-noirq", "non
                 "percpu-counter", "hahn-v4", "hahn-v6", "decoupled-7.3")
 REPLAY_COUNTS = ("events", "ops", "hits", "misses", "trylock_fail", "refills", "drains",
                  "drain_events", "refusals", "recorded_refusals", "short_uncharges",
-                 "stranded_pages", "stranded_peak")
+                 "stranded_pages", "stranded_peak", "untimed", "cached_at_end")
 REPLAY_SPREAD = 1.01    # boots' instructions per event further apart: flagged
 
 
@@ -908,7 +908,9 @@ if rfiles or skipped:
          "per pass, in the recorded order on the recorded CPU (bench workload=replay, 2 passes "
          "that must end with the same counts).")
     emit("  insns/event: instructions per event, the entry-point calls alone (ns_per_op; each "
-         "event at its fastest pass, so an interrupt in one pass is left out); hit rate: memcg "
+         "event at its fastest pass, so an interrupt in one pass is left out; an event that calls "
+         "nothing, a recorded refusal or an uncharge cut to nothing, is not in the mean but "
+         "counted apart, untimed=); hit rate: memcg "
          "stock hits / (hits + misses), the page charges; stranded end/peak: pages held in the stocks at the end, and the "
          "most at the end of any event; drains: stock slots drained; insns/drain: instructions "
          "of an event whose call drained a slot (the mean); refused: premature refusals, charges the design refused beyond "
@@ -1438,8 +1440,9 @@ CSV_KEYS = ["part", "kernel", "guest", "accel", "vcpus", "mode", "workload", "sh
             "pmu_cycles_per_pair", "pmu_cpu_clock_ns_per_pair", "pmu_task_clock_ns_per_pair",
             "pmu_scaled", "kernel_account_insns_per_pair", "kernel_plain_insns_per_pair",
             "kernel_accounting_insns_per_pair", "kernel_pc_levels", "trace", "events",
-            "passes", "retimed", "interrupted", "drains", "drain_events", "drain_ns_per_event",
-            "stranded_peak", "recorded_refusals", "short_uncharges", "verdict"]
+            "passes", "timed", "untimed", "retimed", "interrupted", "drains", "drain_events",
+            "drain_ns_per_event", "stranded_peak", "cached_at_end", "recorded_refusals",
+            "short_uncharges", "verdict"]
 
 
 def csv_rows(part, kernel, guest, d, icount_part):
