@@ -165,7 +165,8 @@ EXPORT_SYMBOL_NS_GPL(mcs_stock_set_bench_batch, MCS_NS);
 
 int mcs_stock_set_mode(enum mcs_stock_mode mode)
 {
-	if (mode == MCS_MODE_COUPLED_NOIRQ)
+	/* a benchmark control (coupled-noirq) exists only for the benchmark */
+	if ((unsigned int)mode < NR_MCS_MODES && (mcs_stock_modes[mode]->flags & MCS_MODE_CONTROL))
 		return -EINVAL;
 	return mcs_stock_set_bench_mode(mode);
 }

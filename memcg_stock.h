@@ -309,56 +309,22 @@ void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
 
 /* ---- Modes: which per-CPU caching design the charge paths use (for A/B runs) ---- */
 
+#define MCS_STOCK_TABLE_ONLY
+#include "stocks/stock_designs.h"
+#undef MCS_STOCK_TABLE_ONLY
+
 /**
  * enum mcs_stock_mode - which per-CPU caching the charge paths use
- * @MCS_MODE_DECOUPLED: separate memcg and obj stocks under local_trylock
- *	(the 2025 design, the default)
- * @MCS_MODE_COUPLED: one per-CPU struct caching one memcg and one objcg
- *	under one local_lock_irqsave (the 6.12 design, for comparison)
- * @MCS_MODE_NONE: no per-CPU caching: pages are charged to the counters
- *	directly; bytes go through the objcg's own atomic leftover
- *	("objcg-atomic", a shared reservoir per objcg, not a per-CPU stock)
- * @MCS_MODE_COUPLED_NOIRQ: a benchmark control, "coupled-noirq": the
- *	coupled stock with preempt_disable() where it disables IRQs (charges
- *	from interrupt context bypass it).  Only the benchmark switches to it:
- *	mcs_stock_set_mode() refuses it.
- * @MCS_MODE_DECOUPLED_OWNER: "decoupled-owner": the decoupled stocks
- *	(same data, same code) under an exclusion of the module's own in
- *	place of local_trylock_t: a per-CPU mark set with preemption
- *	disabled (the lock's own byte on !PREEMPT_RT, a byte beside it on
- *	PREEMPT_RT, where local_trylock_t is a sleeping spinlock).  On
- *	PREEMPT_RT its charge paths never sleep, and hardirq and NMI
- *	callers bypass its stocks (as they bypass the decoupled ones
- *	there).  A real mode, not only a benchmark control.
- * @MCS_MODE_PERCPU_COUNTER: "percpu-counter": the stock of 2026's
- *	per-page_counter series: one per-CPU count of pages per memcg, beside
- *	its page counter, taken and refilled with atomics and no lock, drained
- *	from any CPU by exchange, no slot limit and no eviction.  Bytes go
- *	through the objcg's atomic leftover, as in "none".
- * @MCS_MODE_HAHN_V4: "hahn-v4": that series as its v4 posting has it: the
- *	same per-CPU counts, but an uncharge goes straight to the page
- *	counter instead of refilling them (only a charge's batch fills them)
- * @MCS_MODE_HAHN_V6: "hahn-v6": that series as its v6 posting has it: the
- *	7-slot local_trylock_t stock of "decoupled" behind the page counter's
- *	interface, its slots keyed by page counter, a full stock evicting
- *	round-robin; bytes through the objcg's atomic leftover
- * @MCS_MODE_DECOUPLED_73: "decoupled-7.3": the page stock of "decoupled"
- *	with an obj stock shaped exactly as 7.3's (five slots in one cache
- *	line, 16-bit byte counts, whole pages back once a slot passes one
- *	page, the same calls out of line), so that the benchmark can be
- *	calibrated against the kernel's own obj stock.
  * @NR_MCS_MODES: number of modes
+ *
+ * One constant per line of the binding table (MCS_STOCK_DESIGNS(),
+ * stocks/stock_designs.h), in its order: MCS_MODE_DECOUPLED (separate
+ * memcg and obj stocks under local_trylock, the default) first.  Each
+ * mode's design documents it in its own header (stocks/design_<name>.h),
+ * and debugfs "modes" lists them with their metadata.
  */
 enum mcs_stock_mode {
-	MCS_MODE_DECOUPLED,
-	MCS_MODE_COUPLED,
-	MCS_MODE_NONE,
-	MCS_MODE_COUPLED_NOIRQ,
-	MCS_MODE_DECOUPLED_OWNER,
-	MCS_MODE_PERCPU_COUNTER,
-	MCS_MODE_HAHN_V4,
-	MCS_MODE_HAHN_V6,
-	MCS_MODE_DECOUPLED_73,
+	MCS_STOCK_DESIGNS(MCS_MODE_ENUM)
 	NR_MCS_MODES,
 };
 
@@ -378,8 +344,8 @@ enum mcs_stock_mode {
  * serialised.  Task context; sleeps.
  *
  * Return: 0 (also when @mode is the current one: the stocks are still
- * drained), or -EINVAL for an unknown @mode and for the benchmark's
- * control MCS_MODE_COUPLED_NOIRQ; -EINVAL changes nothing.
+ * drained), or -EINVAL for an unknown @mode and for a benchmark's
+ * control (MCS_MODE_COUPLED_NOIRQ); -EINVAL changes nothing.
  */
 int mcs_stock_set_mode(enum mcs_stock_mode mode);
 
@@ -398,10 +364,8 @@ enum mcs_stock_mode mcs_stock_get_mode(void);
  *
  * Any context.
  *
- * Return: "decoupled", "coupled", "none", "coupled-noirq" (the
- * benchmark's control), "decoupled-owner", "percpu-counter", "hahn-v4",
- * "hahn-v6" or "decoupled-7.3" (static strings), or NULL for an unknown
- * @mode.
+ * Return: the mode's name in the binding table (stocks/stock_designs.h),
+ * e.g. "decoupled" (a static string), or NULL for an unknown @mode.
  */
 const char *mcs_stock_mode_name(enum mcs_stock_mode mode);
 

@@ -172,7 +172,7 @@ static __always_inline void obj_uncharge_other(struct mcs_objcg *objcg, unsigned
  * charge; the root objcg never has a slot, and obj_charge() returns for
  * it.
  */
-#define MCS_BYTE_ENTRIES(m, t, d)					\
+#define MCS_BYTE_ENTRIES(m, n, t, d)					\
 noinline notrace int mcs_obj_charge_##t(struct mcs_objcg *objcg, gfp_t gfp,	\
 				       size_t size)			\
 {									\

@@ -175,7 +175,7 @@ noinline void mcs_uncharge_pages_mode(struct mcs_memcg *memcg, unsigned int nr_p
  * its offline.  A charge that races with that offline may still be served
  * (as if it came a little earlier).
  */
-#define MCS_PAGE_ENTRIES(m, t, d)					\
+#define MCS_PAGE_ENTRIES(m, n, t, d)					\
 noinline notrace int mcs_charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp,	\
 					 unsigned int nr_pages)		\
 {									\

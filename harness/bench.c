@@ -21,6 +21,10 @@
  * (mcs_stock_set_bench_batch(), restored afterwards), e.g. 16 and 32, the
  * batch upstream proposes for 64K and 16K pages.
  * passes=1..8 [2], workload=replay only: passes of the stream (replay.c).
+ * NAME=N: a parameter of the mode's design (struct mcs_bench_param, its
+ * bounds and default in debugfs "modes"), set for this run and restored
+ * afterwards; the result line ends with NAME=N for each parameter of the
+ * mode.  A parameter of another mode's design is an unknown key.
  * entry=mode|exported [mode]: the clients call the mode's own entry
  * functions (mcs_charge_pages_decoupled() ..., stock_designs.h), one
  * direct call as in a build with that design alone, the same for every
@@ -214,6 +218,9 @@ static const unsigned int wl_obj_size[NR_WL] = {
 /* How often the writer samples the run's usage for its peak. */
 #define BENCH_SAMPLE_MS		10
 
+/* parameters of a design (struct mcs_bench_param) one line may set */
+#define BENCH_MAX_DPARAMS	4
+
 enum bench_key {
 	KEY_MODE, KEY_CLIENTS, KEY_WORKLOAD, KEY_HARDIRQ, KEY_SHARED, KEY_DURATION,
 	KEY_MEMCGS, KEY_NMI, KEY_PMU, KEY_BATCH, KEY_ENTRY, KEY_PASSES, NR_KEYS
@@ -249,6 +256,10 @@ struct bench_params {
 	unsigned int batch;	/* 0: the module's */
 	bool exported;		/* entry=exported */
 	unsigned int passes;	/* workload=replay: 0: MCS_REPLAY_PASSES */
+	/* the design's parameters named in the line, and their values */
+	unsigned int nr_dparams;
+	const struct mcs_bench_param *dparam[BENCH_MAX_DPARAMS];
+	unsigned int dvalue[BENCH_MAX_DPARAMS];
 };
 
 /*
@@ -400,7 +411,7 @@ static __always_inline bool bench_op_of(int e, struct bench_run *run, struct mcs
  * same call), and the switch that picks it: a direct call where @e is a
  * constant.
  */
-#define BENCH_OP_OF(m, t, d)						\
+#define BENCH_OP_OF(m, n, t, d)						\
 static noinline bool bench_op_##t(struct bench_run *run, struct mcs_memcg *memcg, \
 				  struct mcs_objcg *objcg, u64 i, gfp_t gfp) \
 {									\
@@ -409,7 +420,7 @@ static noinline bool bench_op_##t(struct bench_run *run, struct mcs_memcg *memcg
 
 MCS_HARNESS_ENTRIES(BENCH_OP_OF)
 
-#define BENCH_OP_CASE(m, t, d)						\
+#define BENCH_OP_CASE(m, n, t, d)						\
 	case m: return bench_op_##t(run, memcg, objcg, i, gfp);
 
 static __always_inline bool bench_op(int e, struct bench_run *run, struct mcs_memcg *memcg,
@@ -695,7 +706,7 @@ static __always_inline u64 bench_client_load(int e, struct bench_client *c)
 }
 
 /* The load loops once per entry, so that each calls its entry directly. */
-#define BENCH_LOAD_OF(m, t, d)						\
+#define BENCH_LOAD_OF(m, n, t, d)						\
 static noinline u64 bench_load_##t(struct bench_client *c)		\
 {									\
 	return bench_client_load(m, c);					\
@@ -703,7 +714,7 @@ static noinline u64 bench_load_##t(struct bench_client *c)		\
 
 MCS_HARNESS_ENTRIES(BENCH_LOAD_OF)
 
-#define BENCH_LOAD_CASE(m, t, d)					\
+#define BENCH_LOAD_CASE(m, n, t, d)					\
 	case m: return bench_load_##t(c);
 
 static u64 bench_load_of(struct bench_client *c)
@@ -1310,9 +1321,85 @@ static int bench_replay(const struct bench_params *p, enum mcs_error_kind *why)
 	return ret;
 }
 
+/* The parameter @key of a mode's design, the first found, or NULL. */
+static const struct mcs_bench_param *bench_dparam_find(const char *key)
+{
+	const struct mcs_bench_param *dp;
+	int m;
+
+	for (m = 0; m < NR_MCS_MODES; m++)
+		for (dp = mcs_stock_modes[m]->params; dp && dp->name; dp++)
+			if (!strcmp(dp->name, key))
+				return dp;
+	return NULL;
+}
+
+/* Is @dp a parameter of @mode? */
+static bool bench_dparam_of(const struct mcs_bench_param *dp, enum mcs_stock_mode mode)
+{
+	const struct mcs_bench_param *q;
+
+	for (q = mcs_stock_modes[mode]->params; q && q->name; q++)
+		if (q == dp)
+			return true;
+	return false;
+}
+
+/* A design's parameter @dp=@val of the line into @p. */
+static int bench_parse_dparam(struct mcs_input *in, struct bench_params *p,
+			      const struct mcs_bench_param *dp, const char *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_dparams; i++)
+		if (p->dparam[i] == dp)
+			return mcs_input_error(in, MCS_ERR_TWICE, dp->name, -EINVAL);
+	if (p->nr_dparams == BENCH_MAX_DPARAMS)
+		return mcs_input_error(in, MCS_ERR_KEY, dp->name, -EINVAL);
+	p->dparam[p->nr_dparams] = dp;
+	return mcs_input_uint(in, val, dp->min, dp->max, false, &p->dvalue[p->nr_dparams++]);
+}
+
+/*
+ * Set the design's parameters of @p for its run (@saved: the values to
+ * restore), or restore them (@saved's).
+ */
+static void bench_dparams_set(const struct bench_params *p, unsigned int *saved, bool restore)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_dparams; i++) {
+		if (restore) {
+			WRITE_ONCE(*p->dparam[i]->value, saved[i]);
+			continue;
+		}
+		saved[i] = READ_ONCE(*p->dparam[i]->value);
+		WRITE_ONCE(*p->dparam[i]->value, p->dvalue[i]);
+	}
+}
+
+/* The result line of @p's run ends with each parameter of its mode. */
+static void bench_result_dparams(const struct bench_params *p)
+{
+	const struct mcs_bench_param *dp = mcs_stock_modes[p->mode]->params;
+	size_t len;
+
+	mutex_lock(&bench_result_lock);
+	len = strlen(bench_result);
+	if (len && bench_result[len - 1] == '\n')
+		bench_result[--len] = '\0';
+	for (; dp && dp->name; dp++)
+		len += scnprintf(bench_result + len, sizeof(bench_result) - len, " %s=%u",
+				 dp->name, READ_ONCE(*dp->value));
+	scnprintf(bench_result + len, sizeof(bench_result) - len, "\n");
+	mutex_unlock(&bench_result_lock);
+}
+
 /* Parse a checked line (mcs_input_copy()) into @p: all of it, or -EINVAL. */
 static int bench_parse(struct mcs_input *in, struct bench_params *p)
 {
+	const struct mcs_bench_param *dp;
+	unsigned int i;
 	unsigned long seen = 0;
 	char *line = in->buf, *tok, *key, *val;
 	int k, ret;
@@ -1327,6 +1414,13 @@ static int bench_parse(struct mcs_input *in, struct bench_params *p)
 		ret = mcs_input_kv(in, tok, &key, &val);
 		if (ret)
 			return ret;
+		dp = match_string(bench_keys, NR_KEYS, key) < 0 ? bench_dparam_find(key) : NULL;
+		if (dp) {
+			ret = bench_parse_dparam(in, p, dp, val);
+			if (ret)
+				return ret;
+			continue;
+		}
 		k = mcs_input_key(in, key, bench_keys, NR_KEYS);
 		if (k < 0)
 			return k;
@@ -1405,6 +1499,10 @@ static int bench_parse(struct mcs_input *in, struct bench_params *p)
 		return mcs_input_error(in, MCS_ERR_TOO_MANY, NULL, -EINVAL);
 	if (p->passes && p->workload != WL_REPLAY)
 		return mcs_input_error(in, MCS_ERR_REPLAY_ONLY, NULL, -EINVAL);
+	/* a parameter of another mode's design is not a key of this run */
+	for (i = 0; i < p->nr_dparams; i++)
+		if (!bench_dparam_of(p->dparam[i], p->mode))
+			return mcs_input_error(in, MCS_ERR_KEY, p->dparam[i]->name, -EINVAL);
 	return 0;
 }
 
@@ -1423,7 +1521,13 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	if (!ret)
 		ret = mcs_harness_claim_write(&in, MCS_USER_BENCH);
 	if (!ret) {
+		unsigned int saved[BENCH_MAX_DPARAMS];
+
+		bench_dparams_set(&p, saved, false);
 		ret = p.workload == WL_REPLAY ? bench_replay(&p, &why) : bench_run(&p);
+		if (!ret)
+			bench_result_dparams(&p);
+		bench_dparams_set(&p, saved, true);
 		mcs_harness_release(MCS_USER_BENCH);
 		if (ret)
 			mcs_input_error(&in, why, NULL, ret);

@@ -22,26 +22,11 @@ struct mcs_input;
 /* slab_report.c: the debugfs "slab" footprint table */
 void mcs_slab_report_init(struct dentry *dir);
 
-/**
- * struct mcs_stock_slot - one slot of a per-CPU stock that holds a memcg
- * @cpu: the stock's CPU
- * @stock: the kind of stock ("memcg", "obj", "obj73", "coupled",
- *	   "coupled_obj", "hahn_v6")
- * @index: the slot in that stock
- * @bytes: a slot of bytes (an objcg's), not of pages
- * @memcg: the memcg it holds, or the memcg of the objcg it holds
- */
-struct mcs_stock_slot {
-	int cpu;
-	const char *stock;
-	int index;
-	bool bytes;
-	struct mcs_memcg *memcg;
-};
+/* modes.c: the debugfs "modes" file, every mode with its metadata */
+void mcs_modes_init(struct dentry *dir);
 
 /* stock_slots.c: the walk over every design's stock slots (the checks) */
-int mcs_stock_slots_walk(const struct mcs_design *design, int cpu,
-			 void (*fn)(const struct mcs_stock_slot *slot, void *arg), void *arg);
+int mcs_stock_slots_walk(const struct mcs_design *design, int cpu, mcs_slot_fn fn, void *arg);
 
 /* selftest.c: the "selftest" file and the harness claim */
 int mcs_selftest_file_init(void);
@@ -201,7 +186,7 @@ int mcs_input_key(struct mcs_input *in, const char *key, const char * const *nam
 
 #define MCS_HARNESS_ENTRIES(BIND)					\
 	MCS_STOCK_DESIGNS(BIND)						\
-	BIND(MCS_ENTRY_EXPORTED, exported, exported)
+	BIND(MCS_ENTRY_EXPORTED, "exported", exported, exported)
 
 static __always_inline int mcs_entry_charge_pages(int e, struct mcs_memcg *memcg, gfp_t gfp,
 						  unsigned int nr_pages)

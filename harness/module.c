@@ -33,6 +33,7 @@ static void __init mcs_debugfs_create(void)
 	mcs_error_log_init(mcs_debugfs_root);
 	mcs_record_init(mcs_debugfs_root);
 	mcs_replay_init(mcs_debugfs_root);
+	mcs_modes_init(mcs_debugfs_root);
 }
 
 static int __init mcs_module_init(void)

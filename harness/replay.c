@@ -820,7 +820,7 @@ static __always_inline int replay_worker_of(int m, void *arg)
  * The worker once per entry (MCS_HARNESS_ENTRIES), so that each calls its
  * entries directly, and the choice of one, once per replay.
  */
-#define REPLAY_WORKER_OF(m, t, d)					\
+#define REPLAY_WORKER_OF(m, n, t, d)					\
 static int replay_worker_##t(void *arg)					\
 {									\
 	return replay_worker_of(m, arg);				\
@@ -828,7 +828,7 @@ static int replay_worker_##t(void *arg)					\
 
 MCS_HARNESS_ENTRIES(REPLAY_WORKER_OF)
 
-#define REPLAY_WORKER_CASE(m, t, d)					\
+#define REPLAY_WORKER_CASE(m, n, t, d)					\
 	case m: return replay_worker_##t;
 
 typedef int (*replay_worker_t)(void *arg);

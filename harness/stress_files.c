@@ -26,7 +26,6 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "stocks/design_hahn_v6.h"
 #include "stress.h"
 
 static const struct stress_config stress_defaults = {
@@ -541,105 +540,30 @@ DEFINE_SHOW_ATTRIBUTE(results);
 
 /* ---- debugfs: stocks and memcgs ---------------------------------------------------------- */
 
-/* The one memcg and one objcg of the "coupled" mode's stock, if cached. */
-static void stocks_show_coupled(struct seq_file *m, int cpu)
+/* One slot, as the walkers of the designs' stocks report it. */
+static void stocks_show_slot(const struct mcs_stock_slot *slot, void *arg)
 {
-	struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
-	struct mcs_memcg *memcg = READ_ONCE(cs->cached);
-	struct mcs_objcg *objcg = READ_ONCE(cs->cached_objcg);
-
-	if (memcg)
-		seq_printf(m, "cpu=%d stock=coupled memcg=%u pages=%u\n",
-			   cpu, memcg->id, READ_ONCE(cs->nr_pages));
-	if (objcg)
-		seq_printf(m, "cpu=%d stock=coupled_obj memcg=%u bytes=%u node=%d slab_reclaimable_b=%d slab_unreclaimable_b=%d\n",
-			   cpu, READ_ONCE(objcg->memcg)->id, READ_ONCE(cs->nr_bytes),
-			   READ_ONCE(cs->cached_nid),
-			   READ_ONCE(cs->nr_slab_b[MCS_SLAB_RECLAIMABLE]),
-			   READ_ONCE(cs->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
-}
-
-/* The obj stock of mode "decoupled-7.3" of @cpu, as stocks_show()'s. */
-static void stocks_show_obj73(struct seq_file *m, int cpu)
-{
-	struct mcs_obj73_stock *os = per_cpu_ptr(&mcs_obj73_stock, cpu);
-	int idx = READ_ONCE(os->index);
-	int i;
-
-	for (i = 0; i < NR_OBJ73_STOCK; i++) {
-		struct mcs_objcg *objcg = READ_ONCE(os->cached[i]);
-
-		if (objcg)
-			seq_printf(m, "cpu=%d stock=obj73 slot=%d memcg=%u bytes=%u\n",
-				   cpu, i, READ_ONCE(objcg->memcg)->id,
-				   READ_ONCE(os->nr_bytes[i]));
-	}
-	if (idx >= 0)
-		seq_printf(m, "cpu=%d stock=obj73_stats slot=%d node=%d slab_reclaimable_b=%d slab_unreclaimable_b=%d\n",
-			   cpu, idx, READ_ONCE(os->node_id),
-			   READ_ONCE(os->nr_slab_b[MCS_SLAB_RECLAIMABLE]),
-			   READ_ONCE(os->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
-}
-
-/* The slots of mode "hahn-v6"'s stock, keyed by a memcg's page counter. */
-static void stocks_show_hahn_v6(struct seq_file *m, int cpu)
-{
-	struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
-	int i;
-
-	for (i = 0; i < NR_MEMCG_STOCK; i++) {
-		struct mcs_page_counter *counter = READ_ONCE(hs->cached[i]);
-
-		if (counter)
-			seq_printf(m, "cpu=%d stock=hahn_v6 slot=%d memcg=%u pages=%u\n", cpu, i,
-				   container_of(counter, struct mcs_memcg, memory)->id,
-				   READ_ONCE(hs->nr_pages[i]));
-	}
+	seq_printf(arg, "cpu=%d stock=%s slot=%d memcg=%u %s=%u\n", slot->cpu, slot->stock,
+		   slot->index, slot->memcg->id, slot->bytes ? "bytes" : "pages", slot->amount);
 }
 
 /*
  * Other CPUs' stocks are read without their locks, the way the drain
  * decides what to drain: slot contents may be stale, the memcgs and objcgs
- * stay allocated under RCU.  Every mode's stocks are shown: after a mode
- * switch the old ones must be empty.
+ * stay allocated under RCU.  Every mode's stocks are shown, through the
+ * walkers of the designs' kinds (mcs_stock_slots_walk()): after a mode
+ * switch the old ones must be empty.  A kind without a walker is counted.
  */
 static int stocks_show(struct seq_file *m, void *v)
 {
-	int cpu, i;
+	int cpu, unread = 0;
 
 	seq_printf(m, "mode=%s\n", mcs_stock_mode_name(mcs_stock_get_mode()));
-	rcu_read_lock();
 	for_each_possible_cpu(cpu) {
-		struct mcs_memcg_stock *ms = per_cpu_ptr(&mcs_memcg_stock, cpu);
-		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
-		int idx = READ_ONCE(os->index);
-
 		seq_printf(m, "cpu=%d online=%d\n", cpu, cpu_online(cpu));
-		for (i = 0; i < NR_MEMCG_STOCK; i++) {
-			struct mcs_memcg *memcg = READ_ONCE(ms->cached[i]);
-
-			if (memcg)
-				seq_printf(m, "cpu=%d stock=memcg slot=%d memcg=%u pages=%u\n",
-					   cpu, i, memcg->id, READ_ONCE(ms->nr_pages[i]));
-		}
-		for (i = 0; i < NR_OBJ_STOCK; i++) {
-			struct mcs_objcg *objcg = READ_ONCE(os->cached[i]);
-
-			if (objcg)
-				seq_printf(m, "cpu=%d stock=obj slot=%d memcg=%u bytes=%u\n",
-					   cpu, i, READ_ONCE(objcg->memcg)->id,
-					   READ_ONCE(os->nr_bytes[i]));
-		}
-		if (idx >= 0)
-			seq_printf(m, "cpu=%d stock=obj_stats slot=%d node=%d slab_reclaimable_b=%d slab_unreclaimable_b=%d\n",
-				   cpu, idx, READ_ONCE(os->node_id),
-				   READ_ONCE(os->nr_slab_b[MCS_SLAB_RECLAIMABLE]),
-				   READ_ONCE(os->nr_slab_b[MCS_SLAB_UNRECLAIMABLE]));
-		stocks_show_obj73(m, cpu);
-		stocks_show_coupled(m, cpu);
-		stocks_show_hahn_v6(m, cpu);
+		unread = mcs_stock_slots_walk(NULL, cpu, stocks_show_slot, m);
 	}
-	rcu_read_unlock();
+	seq_printf(m, "unread_stocks=%d\n", unread);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stocks);

@@ -128,35 +128,87 @@ struct mcs_obj_stock {
 
 DECLARE_PER_CPU_ALIGNED(struct mcs_obj_stock, mcs_obj_stock);
 
+/**
+ * struct mcs_stock_slot - one slot of a per-CPU stock that holds a memcg
+ * @cpu: the stock's CPU
+ * @stock: the stock's name in reports ("memcg", "obj", "coupled", ...)
+ * @index: the slot in that stock
+ * @bytes: a slot of bytes (an objcg's), not of pages
+ * @memcg: the memcg it holds, or the memcg of the objcg it holds
+ * @amount: what it holds: pages, or bytes for a slot of @bytes
+ */
+struct mcs_stock_slot {
+	int cpu;
+	const char *stock;
+	int index;
+	bool bytes;
+	struct mcs_memcg *memcg;
+	unsigned int amount;
+};
+
+/* What a kind's walker calls for each slot that holds a memcg. */
+typedef void (*mcs_slot_fn)(const struct mcs_stock_slot *slot, void *arg);
+
+/* For walkers: slot @index of @stock on @cpu, to @fn if it holds @memcg. */
+static inline void mcs_stock_slot_visit(mcs_slot_fn fn, void *arg, int cpu, const char *stock,
+					int index, bool bytes, struct mcs_memcg *memcg,
+					unsigned int amount)
+{
+	struct mcs_stock_slot slot = {
+		.cpu = cpu, .stock = stock, .index = index, .bytes = bytes, .memcg = memcg,
+		.amount = amount,
+	};
+
+	if (memcg)
+		fn(&slot, arg);
+}
+
+/* For walkers: the memcg of a slot's objcg (NULL for an empty slot). */
+static inline struct mcs_memcg *mcs_stock_objcg_memcg(struct mcs_objcg *objcg)
+{
+	return objcg ? READ_ONCE(objcg->memcg) : NULL;
+}
+
 /*
- * One kind of per-CPU stock, as the drains see it.  Each design lists its
- * kinds in its struct mcs_design (NULL-terminated), in the order a full
- * drain takes them: stocks of bytes first.  Every stock struct has an unsigned long
- * `flags` (FLUSHING_CACHED_CHARGE) and a `work` that drains it on its CPU.
+ * One kind of per-CPU stock, as the drains and the checks see it.  Each
+ * design lists its kinds in its struct mcs_design (NULL-terminated), in
+ * the order a full drain takes them: stocks of bytes first.  Every stock
+ * struct has an unsigned long `flags` (FLUSHING_CACHED_CHARGE) and a
+ * `work` that drains it on its CPU.
  * @stock: the per-CPU stock
+ * @type_name: its struct's name, "struct mcs_memcg_stock" (the layout table)
  * @flags_offset: offsetof() its flags word
  * @work_offset: offsetof() its drain work
  * @drain_fn: the drain work's function
  * @holds: does @cpu's stock cache a page or a reference of @root's
  *	subtree?  @any_slot: also slots with nothing left but a reference
  * @cpu_dead: empty @cpu's stock, lock-free: @cpu is dead
+ * @walk: call @fn for every slot of @cpu's stock that holds a memcg or an
+ *	objcg (mcs_stock_slot_visit()), for the checks that nothing is left
+ *	in a stock (the stress harness, the replay, the "stocks" view):
+ *	lock-free (READ_ONCE; a slot may be stale), under rcu_read_lock(),
+ *	any context, never sleeps
  */
 struct mcs_stock_kind {
 	void __percpu *stock;
+	const char *type_name;
 	size_t flags_offset;
 	size_t work_offset;
 	work_func_t drain_fn;
 	bool (*holds)(int cpu, struct mcs_memcg *root, bool any_slot);
 	void (*cpu_dead)(unsigned int cpu);
+	void (*walk)(int cpu, mcs_slot_fn fn, void *arg);
 };
 
-#define MCS_STOCK_KIND(var, type, drain, holds_fn, dead_fn) {		\
+#define MCS_STOCK_KIND(var, type, drain, holds_fn, dead_fn, walk_fn) {	\
 	.stock = (void __percpu *)&(var),				\
+	.type_name = #type,						\
 	.flags_offset = offsetof(type, flags),				\
 	.work_offset = offsetof(type, work),				\
 	.drain_fn = (drain),						\
 	.holds = (holds_fn),						\
 	.cpu_dead = (dead_fn),						\
+	.walk = (walk_fn),						\
 }
 
 static inline unsigned long *mcs_stock_flags(const struct mcs_stock_kind *kind, int cpu)
@@ -190,6 +242,69 @@ struct mcs_design {
 	bool batches;
 	unsigned int memcgs_per_cpu;
 	void (*drain_memcg)(struct mcs_memcg *memcg, int cpu);
+};
+
+/**
+ * struct mcs_bench_param - a design's parameter of a benchmark run
+ * @name: its key on a "bench" write (it must not be one of the harness's)
+ * @min: its least value
+ * @max: its greatest value
+ * @value: the design's variable, read on its paths; its value at load is
+ *	the default, set for a run that names the key and restored after it
+ * @doc: one line: what it sets
+ */
+struct mcs_bench_param {
+	const char *name;
+	unsigned int min;
+	unsigned int max;
+	unsigned int *value;
+	const char *doc;
+};
+
+#define MCS_BENCH_PARAM(n, lo, hi, var, d) {				\
+	.name = (n), .min = (lo), .max = (hi), .value = &(var), .doc = (d) }
+
+/* mcs_mode_info's flags: a benchmark control that mcs_stock_set_mode() refuses */
+#define MCS_MODE_CONTROL	BIT(0)
+
+/*
+ * The cycle model's primitive uses of a stock hit (struct mcs_mode_info's
+ * @cycles) for what several designs share: a local_trylock_t section per
+ * event (on PREEMPT_RT an rt_spin_lock(), two cmpxchgs each), bytes
+ * through the objcg's atomic leftover, pages charged to the counters
+ * exactly (3 levels).  Plain string literals, so that the host scripts
+ * read them from the source too (scripts/bench/designs.py).
+ */
+#define MCS_CYCLES_TRYLOCK_PAGES	"pages:trylock*2,pages@rt:trylock*2+atomic*4"
+#define MCS_CYCLES_TRYLOCK_BYTES	"bytes:trylock*2,bytes@rt:trylock*2+atomic*4"
+#define MCS_CYCLES_OBJCG_ATOMIC	"bytes:atomic*11+preempt*1,bytes-shared:atomic*2+transfer*2"
+#define MCS_CYCLES_COUNTERS	"pages:atomic*6+preempt*1,pages-shared:atomic*6+preempt*1+transfer*6"
+
+/**
+ * struct mcs_mode_info - what the tests and the reports need of a mode
+ * @group: the mode's group in the benchmark report: the modes of a group
+ *	are the columns of one band of a wide table ("decoupled", "coupled",
+ *	"series"); NULL: in no wide table (a calibration mode)
+ * @abbr: its short column name, at most 9 characters
+ * @cycles: the cycle model (docs/benchmark-details.md): the primitives a
+ *	charge+uncharge pair that hits the stock uses, comma-separated
+ *	"WORKLOAD[@rt]:PRIM*N[+PRIM*N...]", WORKLOAD pages, bytes,
+ *	pages-shared or bytes-shared (a -shared one left out: as the plain
+ *	one; an @rt one left out: as the non-RT one), PRIM trylock,
+ *	irqsave, preempt, atomic or transfer
+ * @flags: MCS_MODE_CONTROL
+ * @params: its benchmark parameters, terminated by one without a name;
+ *	NULL for none
+ *
+ * Each line of the binding table has one, mcs_mode_<entry>, in its
+ * design's files; debugfs "modes" publishes it.
+ */
+struct mcs_mode_info {
+	const char *group;
+	const char *abbr;
+	const char *cycles;
+	unsigned int flags;
+	const struct mcs_bench_param *params;
 };
 
 #endif /* MEMCG_STOCK_DESIGN_COMMON_H */

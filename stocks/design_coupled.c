@@ -348,10 +348,22 @@ void mcs_coupled_stock_drain_dead(unsigned int cpu)
 }
 EXPORT_SYMBOL_NS_GPL(mcs_coupled_stock_drain_dead, MCS_NS);
 
+/* The slots of @cpu's coupled stock: one memcg and one objcg. */
+static void coupled_stock_walk(int cpu, mcs_slot_fn fn, void *arg)
+{
+	struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
+
+	mcs_stock_slot_visit(fn, arg, cpu, "coupled", 0, false, READ_ONCE(cs->cached),
+			     READ_ONCE(cs->nr_pages));
+	mcs_stock_slot_visit(fn, arg, cpu, "coupled_obj", 0, true,
+			     mcs_stock_objcg_memcg(READ_ONCE(cs->cached_objcg)),
+			     READ_ONCE(cs->nr_bytes));
+}
+
 /* The coupled stock as the drains see it. */
 static const struct mcs_stock_kind coupled_stock_kind =
 	MCS_STOCK_KIND(mcs_coupled_stock, struct mcs_coupled_stock, drain_local_coupled_stock,
-		       coupled_stock_holds, mcs_coupled_stock_drain_dead);
+		       coupled_stock_holds, mcs_coupled_stock_drain_dead, coupled_stock_walk);
 
 static const struct mcs_stock_kind *const coupled_kinds[] = {
 	&coupled_stock_kind,
@@ -363,4 +375,19 @@ const struct mcs_design mcs_design_coupled = {
 	.kinds = coupled_kinds,
 	.batches = true,
 	.memcgs_per_cpu = 1,
+};
+
+/* on PREEMPT_RT local_lock_irqsave() is an rt_spin_lock(): two cmpxchgs */
+const struct mcs_mode_info mcs_mode_coupled = {
+	.group = "coupled",
+	.abbr = "cpl",
+	.cycles = "pages:irqsave*2,bytes:irqsave*2,pages@rt:atomic*4,bytes@rt:atomic*4",
+};
+
+/* the benchmark's control: preemption off where "coupled" disables IRQs */
+const struct mcs_mode_info mcs_mode_coupled_noirq = {
+	.group = "coupled",
+	.abbr = "cpl-noirq",
+	.cycles = "pages:preempt*2,bytes:preempt*2,pages@rt:atomic*4,bytes@rt:atomic*4",
+	.flags = MCS_MODE_CONTROL,
 };

@@ -39,6 +39,7 @@ struct mcs_coupled_stock {
 DECLARE_PER_CPU(struct mcs_coupled_stock, mcs_coupled_stock);
 
 extern const struct mcs_design mcs_design_coupled;
+extern const struct mcs_mode_info mcs_mode_coupled, mcs_mode_coupled_noirq;
 
 void mcs_coupled_refill(struct mcs_coupled_stock *stock, struct mcs_memcg *memcg,
 			unsigned int nr_pages);

@@ -264,9 +264,20 @@ static void memcg_stock_cpu_dead(unsigned int cpu)
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 }
 
+/* The slots of @cpu's page stock (modes decoupled, -owner, -7.3). */
+static void memcg_stock_walk(int cpu, mcs_slot_fn fn, void *arg)
+{
+	struct mcs_memcg_stock *ms = per_cpu_ptr(&mcs_memcg_stock, cpu);
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++)
+		mcs_stock_slot_visit(fn, arg, cpu, "memcg", i, false, READ_ONCE(ms->cached[i]),
+				     READ_ONCE(ms->nr_pages[i]));
+}
+
 static const struct mcs_stock_kind memcg_stock_kind =
 	MCS_STOCK_KIND(mcs_memcg_stock, struct mcs_memcg_stock, drain_local_memcg_stock,
-		       memcg_stock_holds, memcg_stock_cpu_dead);
+		       memcg_stock_holds, memcg_stock_cpu_dead, memcg_stock_walk);
 
 /* ---- the obj stock ----------------------------------------------------------- */
 
@@ -565,9 +576,21 @@ static void obj_stock_cpu_dead(unsigned int cpu)
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 }
 
+/* The slots of @cpu's obj stock (modes decoupled and decoupled-owner). */
+static void obj_stock_walk(int cpu, mcs_slot_fn fn, void *arg)
+{
+	struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
+	int i;
+
+	for (i = 0; i < NR_OBJ_STOCK; i++)
+		mcs_stock_slot_visit(fn, arg, cpu, "obj", i, true,
+				     mcs_stock_objcg_memcg(READ_ONCE(os->cached[i])),
+				     READ_ONCE(os->nr_bytes[i]));
+}
+
 static const struct mcs_stock_kind obj_stock_kind =
 	MCS_STOCK_KIND(mcs_obj_stock, struct mcs_obj_stock, drain_local_obj_stock,
-		       obj_stock_holds, obj_stock_cpu_dead);
+		       obj_stock_holds, obj_stock_cpu_dead, obj_stock_walk);
 
 /* ---- the design ------------------------------------------------------------- */
 
@@ -587,6 +610,19 @@ const struct mcs_design mcs_design_decoupled = {
 	.kinds = decoupled_kinds,
 	.batches = true,
 	.memcgs_per_cpu = NR_MEMCG_STOCK,
+};
+
+const struct mcs_mode_info mcs_mode_decoupled = {
+	.group = "decoupled",
+	.abbr = "dec",
+	.cycles = MCS_CYCLES_TRYLOCK_PAGES "," MCS_CYCLES_TRYLOCK_BYTES,
+};
+
+/* a preempt pair and the owner's mark (plain per-CPU byte stores), RT too */
+const struct mcs_mode_info mcs_mode_decoupled_owner = {
+	.group = "decoupled",
+	.abbr = "dec-own",
+	.cycles = "pages:preempt*2,bytes:preempt*2",
 };
 
 /**

@@ -39,6 +39,7 @@ enum mcs_stock_answer mcs_decoupled_test_take(enum mcs_stock_mode mode, struct m
 #define OBJ_STOCK_KEEP	(2 * PAGE_SIZE <= OBJ_STOCK_MAX ? PAGE_SIZE : 0)
 
 extern const struct mcs_design mcs_design_decoupled;
+extern const struct mcs_mode_info mcs_mode_decoupled, mcs_mode_decoupled_owner;
 
 /* design_decoupled.c: the interface (stock_designs.h) */
 void mcs_decoupled_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,

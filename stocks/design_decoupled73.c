@@ -299,6 +299,27 @@ static void obj73_stock_cpu_dead(unsigned int cpu)
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 }
 
+/* The slots of @cpu's obj stock of mode decoupled-7.3. */
+static void obj73_stock_walk(int cpu, mcs_slot_fn fn, void *arg)
+{
+	struct mcs_obj73_stock *os = per_cpu_ptr(&mcs_obj73_stock, cpu);
+	int i;
+
+	for (i = 0; i < NR_OBJ73_STOCK; i++)
+		mcs_stock_slot_visit(fn, arg, cpu, "obj73", i, true,
+				     mcs_stock_objcg_memcg(READ_ONCE(os->cached[i])),
+				     READ_ONCE(os->nr_bytes[i]));
+}
+
 const struct mcs_stock_kind mcs_obj73_stock_kind =
 	MCS_STOCK_KIND(mcs_obj73_stock, struct mcs_obj73_stock, drain_local_obj73_stock,
-		       obj73_stock_holds, obj73_stock_cpu_dead);
+		       obj73_stock_holds, obj73_stock_cpu_dead, obj73_stock_walk);
+
+/*
+ * A calibration mode: in no wide table of the report (no group), in the
+ * replays and beside the kernel's own accounting
+ */
+const struct mcs_mode_info mcs_mode_decoupled_73 = {
+	.abbr = "dec-7.3",
+	.cycles = MCS_CYCLES_TRYLOCK_PAGES "," MCS_CYCLES_TRYLOCK_BYTES,
+};

@@ -85,6 +85,7 @@ DECLARE_PER_CPU_ALIGNED(struct mcs_obj73_stock, mcs_obj73_stock);
 
 /* the obj stock as the drains see it (one of design "decoupled"'s kinds) */
 extern const struct mcs_stock_kind mcs_obj73_stock_kind;
+extern const struct mcs_mode_info mcs_mode_decoupled_73;
 
 /* design_decoupled73.c */
 struct mcs_obj73_stock *mcs_obj73_trylock_stock(void);

@@ -96,3 +96,15 @@ const struct mcs_design mcs_design_hahn_v4 = {
 	.memcgs_per_cpu = UINT_MAX,
 	.drain_memcg = hahn_v4_drain_memcg,
 };
+
+/*
+ * a cmpxchg to take from this CPU's count and the hit event's preempt
+ * pair; the free uncharges the 3 counter levels (memcg, bench parent,
+ * root), lines every CPU of the subtree writes
+ */
+const struct mcs_mode_info mcs_mode_hahn_v4 = {
+	.group = "series",
+	.abbr = "v4",
+	.cycles = "pages:atomic*4+preempt*1,pages-shared:atomic*4+preempt*1+transfer*3,"
+		  MCS_CYCLES_OBJCG_ATOMIC,
+};

@@ -37,6 +37,7 @@
 #include "design_common.h"
 
 extern const struct mcs_design mcs_design_hahn_v4;
+extern const struct mcs_mode_info mcs_mode_hahn_v4;
 
 /* design_hahn_v4.c: a take's shortfall, the batch charged here */
 enum mcs_stock_answer mcs_hahn_v4_charge_batch(struct mcs_memcg *memcg, unsigned int nr_pages,

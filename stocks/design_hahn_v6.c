@@ -167,9 +167,25 @@ static void stock_cpu_dead(unsigned int cpu)
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 }
 
+/* The slots of @cpu's stock, keyed by a memcg's page counter. */
+static void stock_walk(int cpu, mcs_slot_fn fn, void *arg)
+{
+	struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
+	int i;
+
+	for (i = 0; i < NR_MEMCG_STOCK; i++) {
+		struct mcs_page_counter *counter = READ_ONCE(hs->cached[i]);
+		struct mcs_memcg *memcg;
+
+		memcg = counter ? container_of(counter, struct mcs_memcg, memory) : NULL;
+		mcs_stock_slot_visit(fn, arg, cpu, "hahn_v6", i, false, memcg,
+				     READ_ONCE(hs->nr_pages[i]));
+	}
+}
+
 static const struct mcs_stock_kind hahn_v6_stock_kind =
 	MCS_STOCK_KIND(mcs_hahn_v6_stock, struct mcs_hahn_v6_stock, drain_local_stock,
-		       stock_holds, stock_cpu_dead);
+		       stock_holds, stock_cpu_dead, stock_walk);
 
 static const struct mcs_stock_kind *const hahn_v6_kinds[] = {
 	&hahn_v6_stock_kind,
@@ -181,4 +197,11 @@ const struct mcs_design mcs_design_hahn_v6 = {
 	.kinds = hahn_v6_kinds,
 	.batches = true,
 	.memcgs_per_cpu = NR_MEMCG_STOCK,
+};
+
+/* its pages: the section of "decoupled"; its bytes: the objcg's atomic leftover */
+const struct mcs_mode_info mcs_mode_hahn_v6 = {
+	.group = "series",
+	.abbr = "v6",
+	.cycles = MCS_CYCLES_TRYLOCK_PAGES "," MCS_CYCLES_OBJCG_ATOMIC,
 };

@@ -60,6 +60,7 @@ struct mcs_hahn_v6_stock {
 DECLARE_PER_CPU_ALIGNED(struct mcs_hahn_v6_stock, mcs_hahn_v6_stock);
 
 extern const struct mcs_design mcs_design_hahn_v6;
+extern const struct mcs_mode_info mcs_mode_hahn_v6;
 
 /*
  * design_hahn_v6.c: the out-of-line rest of the put, with this CPU's stock

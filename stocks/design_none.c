@@ -15,3 +15,10 @@ const struct mcs_design mcs_design_none = {
 	.batches = false,
 	.memcgs_per_cpu = 0,
 };
+
+/* each of the 3 counter levels charged and uncharged; bytes: objcg-atomic */
+const struct mcs_mode_info mcs_mode_none = {
+	.group = "coupled",
+	.abbr = "none",
+	.cycles = MCS_CYCLES_COUNTERS "," MCS_CYCLES_OBJCG_ATOMIC,
+};

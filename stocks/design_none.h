@@ -13,6 +13,7 @@
 #include "design_common.h"
 
 extern const struct mcs_design mcs_design_none;
+extern const struct mcs_mode_info mcs_mode_none;
 
 static __always_inline enum mcs_stock_answer
 mcs_none_pages_take(struct mcs_memcg *memcg, unsigned int nr_pages, enum mcs_stock_mode mode)

@@ -91,3 +91,14 @@ const struct mcs_design mcs_design_percpu_counter = {
 	.memcgs_per_cpu = UINT_MAX,
 	.drain_memcg = percpu_counter_drain_memcg,
 };
+
+/*
+ * a cmpxchg to take from this CPU's count, an add to give back, and the
+ * two events' preempt pairs; the counts are per CPU, so a shared memcg
+ * moves no line between CPUs in the steady state
+ */
+const struct mcs_mode_info mcs_mode_percpu_counter = {
+	.group = "decoupled",
+	.abbr = "pcpu-cnt",
+	.cycles = "pages:atomic*2+preempt*2," MCS_CYCLES_OBJCG_ATOMIC,
+};

@@ -18,6 +18,7 @@
 #include "design_common.h"
 
 extern const struct mcs_design mcs_design_percpu_counter;
+extern const struct mcs_mode_info mcs_mode_percpu_counter;
 
 enum mcs_stock_answer mcs_percpu_counter_pages_take(struct mcs_memcg *memcg,
 						    unsigned int nr_pages,

@@ -51,7 +51,37 @@
  * mode's entry functions, design), its mode in enum mcs_stock_mode
  * (memcg_stock.h) and its name in stock_fence.c.
  */
-#ifndef MEMCG_STOCK_DESIGNS_H
+#ifndef MEMCG_STOCK_TABLE_H
+#define MEMCG_STOCK_TABLE_H
+/*
+ * The binding table, the only list of the modes: mode (its constant in
+ * enum mcs_stock_mode, which memcg_stock.h makes from this table, in this
+ * order), its name, the name of the mode's entry points (see below; also
+ * the mode's metadata, struct mcs_mode_info mcs_mode_<entry>), design
+ * (struct mcs_design mcs_design_<design>, functions mcs_<design>_*()).
+ * Two modes of one design share its stocks under two exclusions (see the
+ * switch rules below).  "decoupled73" is mode "decoupled-7.3" of design
+ * "decoupled", with an obj stock of its own (design_decoupled73.h).
+ * This block needs no include: memcg_stock.h reads it alone
+ * (MCS_STOCK_TABLE_ONLY).
+ */
+#define MCS_STOCK_DESIGNS(BIND)						\
+	BIND(MCS_MODE_DECOUPLED, "decoupled", decoupled, decoupled)	\
+	BIND(MCS_MODE_COUPLED, "coupled", coupled, coupled)		\
+	BIND(MCS_MODE_NONE, "none", none, none)				\
+	BIND(MCS_MODE_COUPLED_NOIRQ, "coupled-noirq", coupled_noirq, coupled) \
+	BIND(MCS_MODE_DECOUPLED_OWNER, "decoupled-owner", decoupled_owner, decoupled) \
+	BIND(MCS_MODE_PERCPU_COUNTER, "percpu-counter", percpu_counter, percpu_counter) \
+	BIND(MCS_MODE_HAHN_V4, "hahn-v4", hahn_v4, hahn_v4)		\
+	BIND(MCS_MODE_HAHN_V6, "hahn-v6", hahn_v6, hahn_v6)		\
+	BIND(MCS_MODE_DECOUPLED_73, "decoupled-7.3", decoupled_73, decoupled73)
+
+/* the enum's constants (memcg_stock.h) and the names (stock_fence.c) */
+#define MCS_MODE_ENUM(m, n, t, d)	m,
+#define MCS_MODE_NAME(m, n, t, d)	[m] = n,
+#endif /* MEMCG_STOCK_TABLE_H */
+
+#if !defined(MCS_STOCK_TABLE_ONLY) && !defined(MEMCG_STOCK_DESIGNS_H)
 #define MEMCG_STOCK_DESIGNS_H
 
 #include "design_coupled.h"
@@ -62,27 +92,13 @@
 #include "design_none.h"
 #include "design_percpu_counter.h"
 
-/*
- * The binding table: mode, the name of the mode's entry points (see
- * below), design.  Two modes of one design share its stocks under two
- * exclusions (see the switch rules below).  "decoupled73" is mode
- * "decoupled-7.3" of design "decoupled", with an obj stock of its own
- * (design_decoupled73.h).
- */
-#define MCS_STOCK_DESIGNS(BIND)						\
-	BIND(MCS_MODE_DECOUPLED, decoupled, decoupled)			\
-	BIND(MCS_MODE_COUPLED, coupled, coupled)			\
-	BIND(MCS_MODE_NONE, none, none)					\
-	BIND(MCS_MODE_COUPLED_NOIRQ, coupled_noirq, coupled)		\
-	BIND(MCS_MODE_DECOUPLED_OWNER, decoupled_owner, decoupled)	\
-	BIND(MCS_MODE_PERCPU_COUNTER, percpu_counter, percpu_counter)	\
-	BIND(MCS_MODE_HAHN_V4, hahn_v4, hahn_v4)			\
-	BIND(MCS_MODE_HAHN_V6, hahn_v6, hahn_v6)			\
-	BIND(MCS_MODE_DECOUPLED_73, decoupled_73, decoupled73)
-
 /* mcs_stock_design[mode]: the design of each mode, as data (stock_drain.c) */
-#define MCS_DESIGN_BIND(m, t, d)	[m] = &mcs_design_##d,
+#define MCS_DESIGN_BIND(m, n, t, d)	[m] = &mcs_design_##d,
 extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
+
+/* mcs_stock_modes[mode]: each mode's metadata (stock_drain.c, design_common.h) */
+#define MCS_MODE_INFO_BIND(m, n, t, d)	[m] = &mcs_mode_##t,
+extern const struct mcs_mode_info *const mcs_stock_modes[NR_MCS_MODES];
 
 /*
  * The switch rules (mcs_stock_set_bench_mode() applies them):
@@ -120,13 +136,13 @@ extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
  */
 
 /* The dispatch: one switch per operation, each case a constant mode. */
-#define MCS_DESIGN_CASE_PAGES_TAKE(m, t, d)				\
+#define MCS_DESIGN_CASE_PAGES_TAKE(m, n, t, d)				\
 	case m: return mcs_##d##_pages_take(memcg, nr_pages, m);
-#define MCS_DESIGN_CASE_PAGES_PUT(m, t, d)					\
+#define MCS_DESIGN_CASE_PAGES_PUT(m, n, t, d)					\
 	case m: return mcs_##d##_pages_put(memcg, nr_pages, m);
-#define MCS_DESIGN_CASE_BYTES_TAKE(m, t, d)				\
+#define MCS_DESIGN_CASE_BYTES_TAKE(m, n, t, d)				\
 	case m: return mcs_##d##_bytes_take(objcg, size, account, nid, item, m);
-#define MCS_DESIGN_CASE_BYTES_PUT(m, t, d)					\
+#define MCS_DESIGN_CASE_BYTES_PUT(m, n, t, d)					\
 	case m: return mcs_##d##_bytes_put(objcg, nr_bytes, allow_uncharge,	\
 					   account, acct, nid, item, m);
 
@@ -180,7 +196,7 @@ mcs_design_bytes_put(enum mcs_stock_mode mode, struct mcs_objcg *objcg, unsigned
  * (harness/bench.c).  A caller with a mode that is no longer current is
  * safe: each design's fence refuses its puts (see the switch rules above).
  */
-#define MCS_ENTRY_DECLARE(m, t, d)					\
+#define MCS_ENTRY_DECLARE(m, n, t, d)					\
 	int mcs_charge_pages_##t(struct mcs_memcg *memcg, gfp_t gfp,	\
 				 unsigned int nr_pages);		\
 	void mcs_uncharge_pages_##t(struct mcs_memcg *memcg,		\
@@ -191,13 +207,13 @@ mcs_design_bytes_put(enum mcs_stock_mode mode, struct mcs_objcg *objcg, unsigned
 
 MCS_STOCK_DESIGNS(MCS_ENTRY_DECLARE)
 
-#define MCS_ENTRY_CASE_CHARGE_PAGES(m, t, d)				\
+#define MCS_ENTRY_CASE_CHARGE_PAGES(m, n, t, d)				\
 	case m: return mcs_charge_pages_##t(memcg, gfp, nr_pages);
-#define MCS_ENTRY_CASE_UNCHARGE_PAGES(m, t, d)				\
+#define MCS_ENTRY_CASE_UNCHARGE_PAGES(m, n, t, d)				\
 	case m: return mcs_uncharge_pages_##t(memcg, nr_pages);
-#define MCS_ENTRY_CASE_OBJ_CHARGE(m, t, d)				\
+#define MCS_ENTRY_CASE_OBJ_CHARGE(m, n, t, d)				\
 	case m: return mcs_obj_charge_##t(objcg, gfp, size);
-#define MCS_ENTRY_CASE_OBJ_UNCHARGE(m, t, d)				\
+#define MCS_ENTRY_CASE_OBJ_UNCHARGE(m, n, t, d)				\
 	case m: return mcs_obj_uncharge_##t(objcg, size);
 
 /* mcs_charge_pages() of @mode: a direct call where @mode is a constant. */
@@ -239,4 +255,4 @@ static __always_inline int mcs_mode_obj_uncharge(enum mcs_stock_mode mode, struc
 	return -EINVAL;
 }
 
-#endif /* MEMCG_STOCK_DESIGNS_H */
+#endif /* !MCS_STOCK_TABLE_ONLY && !MEMCG_STOCK_DESIGNS_H */

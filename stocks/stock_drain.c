@@ -24,6 +24,11 @@ const struct mcs_design *const mcs_stock_design[NR_MCS_MODES] = {
 	MCS_STOCK_DESIGNS(MCS_DESIGN_BIND)
 };
 
+/* Each mode's metadata, for the harness's checks and debugfs "modes". */
+const struct mcs_mode_info *const mcs_stock_modes[NR_MCS_MODES] = {
+	MCS_STOCK_DESIGNS(MCS_MODE_INFO_BIND)
+};
+
 /*
  * Every kind of stock of every design, once each, NULL-terminated: each
  * design's kinds in its order (bytes first).  Filled by mcs_drain_init().

@@ -66,16 +66,9 @@ void mcs_stock_test_mode_write(enum mcs_stock_mode mode)
 EXPORT_SYMBOL_NS_GPL(mcs_stock_test_mode_write, MCS_NS);
 #endif
 
+/* the names of the binding table (stock_designs.h) */
 static const char * const mode_names[NR_MCS_MODES] = {
-	[MCS_MODE_DECOUPLED] = "decoupled",
-	[MCS_MODE_COUPLED] = "coupled",
-	[MCS_MODE_NONE] = "none",
-	[MCS_MODE_COUPLED_NOIRQ] = "coupled-noirq",
-	[MCS_MODE_DECOUPLED_OWNER] = "decoupled-owner",
-	[MCS_MODE_PERCPU_COUNTER] = "percpu-counter",
-	[MCS_MODE_HAHN_V4] = "hahn-v4",
-	[MCS_MODE_HAHN_V6] = "hahn-v6",
-	[MCS_MODE_DECOUPLED_73] = "decoupled-7.3",
+	MCS_STOCK_DESIGNS(MCS_MODE_NAME)
 };
 
 /* The contract of the three exported functions is in memcg_stock.h. */
