@@ -23,11 +23,20 @@ import subprocess
 import sys
 import textwrap
 
-MODES = ["decoupled", "coupled", "coupled-noirq", "none", "decoupled-owner", "percpu-counter",
-         "hahn-v4", "hahn-v6"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import designs  # noqa: E402  (the one list of modes: scripts/bench/designs.py)
+
+# the modes and their metadata: BENCHDIR/modes.txt (the guest's debugfs
+# "modes", saved by bench.sh) if there is one, else the source's table
+_BDIR = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != "--noisy" else None
+DESIGNS = designs.load(os.path.join(_BDIR, "modes.txt") if _BDIR else None)
+DESIGN = {m["mode"]: m for m in DESIGNS}
+# the modes of the wide tables (a mode without a group, decoupled-7.3, is in
+# the replays and beside the kernel's accounting only)
+MODES = [m["mode"] for m in DESIGNS if m["group"]]
 NOISY = 1.3
 KEYS = ("mode", "workload", "clients", "hardirq", "nmi", "shared", "memcgs", "batch")
-BATCHING = ("decoupled", "decoupled-owner", "coupled", "percpu-counter", "hahn-v4", "hahn-v6")
+BATCHING = designs.batching(DESIGNS)
 
 # The cycle model of the primitives the modes differ in (docs/benchmark-details.md,
 # "Cycle model").  Every instruction counts one cycle, except these, which count
@@ -48,58 +57,11 @@ def uses(mode, workload, rt=False):
     """Primitive uses per charge+uncharge pair in the steady state of a
     workload (stock hits; counted from the code, see docs/benchmark-details.md): a dict
     primitive -> uses, plus 'transfer' for locked operations on a line
-    another CPU wrote in between (shared workloads only).  On PREEMPT_RT
-    (@rt) local_lock and local_trylock are rt_spin_lock()s: a cmpxchg to
-    take and one to release (the rtmutex fast path), and
-    local_lock_irqsave() disables no IRQs (coupled-noirq is coupled there).
-    decoupled-owner takes a preempt pair and its mark (plain per-CPU
-    loads and stores of a byte) per section, on PREEMPT_RT too.  percpu-counter's,
-    hahn-v4's and hahn-v6's bytes are the objcg-atomic leftover, as none's;
-    hahn-v6's pages are decoupled's section.  hahn-v4's cross-pages pair
-    (charged on one CPU, freed on another) is its pages pair: its free
-    uncharges the counters wherever it runs."""
-    shared = workload.endswith("-shared")
-    wl = workload.replace("-shared", "")
-    if mode == "decoupled" or (mode == "hahn-v6" and wl == "pages"):
-        return {"trylock": 2, "atomic": 4} if rt else {"trylock": 2}
-    if mode == "decoupled-owner":
-        return {"preempt": 2}
-    if mode in ("coupled", "coupled-noirq") and rt:
-        return {"atomic": 4}
-    if mode == "coupled":
-        return {"irqsave": 2}
-    if mode == "coupled-noirq":
-        return {"preempt": 2}
-    if mode == "percpu-counter" and wl == "pages":
-        # a cmpxchg to take from this CPU's count, an add to give back, and
-        # the two events' preempt pairs; the counts are per CPU, so a shared
-        # memcg moves no line between CPUs in the steady state
-        return {"atomic": 2, "preempt": 2}
-    if mode == "hahn-v4" and wl == "pages":
-        # a cmpxchg to take from this CPU's count and the hit event's
-        # preempt pair; the free uncharges the 3 counter levels (memcg,
-        # bench parent, root), lines every CPU of the subtree writes
-        u = {"atomic": 4, "preempt": 1}
-        if shared:
-            u["transfer"] = 3
-        return u
-    if wl == "pages":
-        # "none": each of the 3 counter levels (memcg, bench parent, root)
-        # charged and uncharged; the miss event takes a preempt pair
-        u = {"atomic": 6, "preempt": 1}
-    elif not shared:
-        # bytes, "objcg-atomic": the leftover never keeps a whole page, so
-        # every pair charges a page (3 levels, objcg_pages add, leftover add
-        # of the rest) and the uncharge completes it and gives it back
-        # (leftover add, cmpxchg to 0, objcg_pages sub, 3 levels)
-        u = {"atomic": 11, "preempt": 1}
-    else:
-        # shared: other CPUs' charges keep the leftover off a whole page, so
-        # most pairs only take and give back bytes (a lower bound)
-        u = {"atomic": 2}
-    if shared:
-        u["transfer"] = u["atomic"]
-    return u
+    another CPU wrote in between (shared workloads only).  Each mode's
+    design declares them (struct mcs_mode_info's cycles, published in
+    debugfs "modes"); on PREEMPT_RT (@rt) local_lock and local_trylock are
+    rt_spin_lock()s: a cmpxchg to take and one to release."""
+    return designs.uses(DESIGN[mode], workload, rt)
 
 
 def read_kv(path):
@@ -197,8 +159,7 @@ out, bad, refused, garbled = [], [], [], []
 # every line of the report fits WIDTH columns: wide tables are split into
 # the mode groups below, prose is wrapped
 WIDTH = 120
-GROUPS = (("decoupled", "decoupled-owner", "percpu-counter"), ("coupled", "coupled-noirq", "none"),
-          ("hahn-v4", "hahn-v6"))
+GROUPS = tuple(designs.groups(DESIGNS))
 SPREAD = 1.02   # boots of an icount figure further apart than this are both shown
 LEGEND_BOOTS = ("a figure alone: the boots agree within 2 % (the lower is shown); a/b!: the figures of "
                 "boot 1 / boot 2, more than 2 % apart, so neither is the figure")
@@ -752,7 +713,7 @@ def layout_cells(path):
     return cells
 
 
-SIDE = ("decoupled", "decoupled-owner", "coupled", "percpu-counter", "hahn-v4", "hahn-v6", "none")
+SIDE = designs.side(DESIGNS)
 
 
 def refusal_rate(runs, mode, workload, batch=64):
@@ -785,7 +746,7 @@ for k, runs in icount.items():
     emit(f"  {'design':<16} | {'pages':>11} {'bytes':>11} | {'7 mc':>9} {'64 mc':>9} {'256 mc':>9} | "
          f"{'drain':>9}")
     # "decoupled-7.3": the hit pairs only (bench-lib.sh), its other cells "-"
-    for m in SIDE + ("decoupled-7.3",):
+    for m in SIDE + tuple(d["mode"] for d in DESIGNS if not d["group"]):
         base = dict(clients=1, hardirq=0, nmi="off")
         pg = fb(per_boot(runs, workload="pages", mode=m, memcgs=1, **base))
         by = fb(per_boot(runs, workload="bytes", mode=m, memcgs=1, **base))
@@ -837,8 +798,7 @@ mark = len(out)
 
 # 3c. the recorded charge streams (bench.sh: each trace of $B/traces once
 # through every mode in every icount boot), per trace and kernel
-REPLAY_MODES = ("decoupled", "decoupled-owner", "coupled", "coupled-noirq", "none",
-                "percpu-counter", "hahn-v4", "hahn-v6", "decoupled-7.3")
+REPLAY_MODES = tuple(designs.names(DESIGNS))
 REPLAY_COUNTS = ("events", "ops", "hits", "misses", "trylock_fail", "refills", "drains",
                  "drain_events", "refusals", "recorded_refusals", "short_uncharges",
                  "stranded_pages", "stranded_peak", "untimed", "cached_at_end")
@@ -1082,13 +1042,17 @@ for k, runs in icount.items():
         emit(f"  not measured (no pair ran in interrupt context): {', '.join(sorted(skipped))}")
 
 # 6. wall clock: one table for every wall-clock guest
-ABBR = {"decoupled": "dec", "decoupled-owner": "dec-own", "percpu-counter": "pcpu-cnt",
-        "coupled": "cpl", "coupled-noirq": "cpl-noirq", "none": "none", "hahn-v4": "v4",
-        "hahn-v6": "v6"}
-WMODES = GROUPS[0] + GROUPS[1] + GROUPS[2]
-# the wall-clock table's bands (its width), each with a ratio of two designs
-WBANDS = ((GROUPS[0] + GROUPS[1], ("decoupled", "coupled", "dec/cpl")),
-          (GROUPS[2], ("hahn-v4", "decoupled", "v4/dec")))
+ABBR = {m: DESIGN[m]["abbr"] for m in MODES}
+WMODES = sum(GROUPS, ())
+# the wall-clock table's bands (its width): two groups a band, each with the
+# ratio of its first mode to the default's (decoupled) or, in the band of
+# the default, to the second group's first mode
+WBANDS = []
+for _i in range(0, len(GROUPS), 2):
+    _band = sum(GROUPS[_i:_i + 2], ())
+    _num = _band[0]
+    _den = MODES[0] if _num != MODES[0] else (GROUPS[_i + 1][0] if _i + 1 < len(GROUPS) else _num)
+    WBANDS.append((_band, (_num, _den, f"{DESIGN[_num]['abbr']}/{DESIGN[_den]['abbr']}")))
 if wall:
     emit()
     emit("== Wall clock: Mops/s (charge+uncharge pairs, all clients), median of the "
@@ -1209,7 +1173,7 @@ if unmeasured:
 
 # our modes beside the kernel's accounting; "decoupled-7.3" (its obj stock
 # shaped as 7.x's) runs bytes only there, its pages cell is "-"
-KCOST_MODES = ("decoupled", "decoupled-7.3", "coupled", "none")
+KCOST_MODES = tuple(m for m in ("decoupled", "decoupled-7.3", "coupled", "none") if m in DESIGN)
 if kcost:
     emit()
     emit("== Beside the kernel's own memcg accounting (qemu -icount shift=0, instructions per "

@@ -32,7 +32,8 @@ kdir=${KDIR:-/lib/modules/$release/build}
 reps=${BENCH_REPS:-5}
 ms=${BENCH_MS:-100}
 pmu=${BENCH_PMU:-hw}
-modes="decoupled decoupled-owner coupled coupled-noirq none percpu-counter hahn-v4 hahn-v6"
+# the modes of the wide tables (designs.py: the binding table)
+modes=$(python3 "$here/designs.py" grouped | tr '\n' ' ') || die "designs.py: the modes do not parse"
 D=/sys/kernel/debug/memcg_stock
 bench_pmu_check "$pmu"
 [[ $reps =~ ^[1-9][0-9]*$ ]] && ((reps >= 5)) || die "BENCH_REPS=$reps: at least 5 repetitions"

@@ -89,7 +89,10 @@ if [[ -n ${KERNEL:-} ]]; then
 	wall_kernels=${BENCH_WALL_KERNELS-path}
 	kcost_kernels=${BENCH_KCOST_KERNELS-}
 fi
-modes="decoupled decoupled-owner coupled coupled-noirq none percpu-counter hahn-v4 hahn-v6"
+# the modes of the wide tables, and the calibration modes (decoupled-7.3),
+# from the binding table and the designs' metadata (designs.py)
+modes=$(python3 "$here/designs.py" grouped | tr '\n' ' ') || die "designs.py: the modes do not parse"
+calibration=$(python3 "$here/designs.py" ungrouped | tr '\n' ' ')
 pmu=${BENCH_PMU:-}
 [[ -z $pmu ]] || bench_pmu_check "$pmu"
 stall=${BENCH_STALL_S:-300}
@@ -142,7 +145,7 @@ wide_cpus() {
 }
 
 # replay_jobs [wide]: a replay of each trace (the wide ones with "wide",
-# the others without) through every mode, decoupled-7.3 included; file=
+# the others without) through every mode, the calibration ones included; file=
 # names the trace the guest loads before the replay
 replay_jobs() {
 	local t m
@@ -153,7 +156,7 @@ replay_jobs() {
 		else
 			[[ ${1:-} != wide ]] || continue
 		fi
-		for m in $modes decoupled-7.3; do
+		for m in $modes $calibration; do
 			echo "file=$(basename "$t") mode=$m workload=replay"
 		done
 	done

@@ -32,7 +32,8 @@ cat > "$script" <<EOF2
 D=/sys/kernel/debug/memcg_stock
 for t in /mcs/selftests/*.mcstrace; do
 	cat "\$t" > \$D/trace_load || { echo "MCS-REPLAY-FAIL load \$t"; cat \$D/trace_load; exit 1; }
-	for m in decoupled coupled none coupled-noirq decoupled-owner percpu-counter hahn-v4 hahn-v6 decoupled-7.3; do
+	# every mode the module publishes (debugfs "modes")
+	for m in \$(sed -n 's/^mode=\([^ ]*\) .*/\1/p' \$D/modes); do
 		for r in \$(seq $runs); do
 			# a mode this module does not have: skipped
 			echo "mode=\$m workload=replay" > \$D/bench || continue 2

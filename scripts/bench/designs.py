@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The stock modes and their metadata, for every host script: one list.
+
+load(path) reads a saved copy of the module's debugfs "modes" file (bench.sh
+keeps the guest's as $B/modes.txt); load() without a file, or with one that
+does not exist, parses the source: the binding table of
+stocks/stock_designs.h and each mode's `struct mcs_mode_info mcs_mode_<entry>`
+and each design's `struct mcs_design mcs_design_<design>` in stocks/*.c.
+Either way each mode is a dict with the keys of a "modes" line
+(docs/debugfs.md): mode, id, design, group (None: in no wide table), abbr,
+control, batches, memcgs_per_cpu, stocks (list of struct names), params
+(list of dicts name/min/max/default), cycles (dict "pages", "pages@rt", ...
+-> {primitive: uses}).
+
+Command line (for shell scripts):
+  designs.py names [FILE]          every mode, one per line, table order
+  designs.py side [FILE]           the modes of the side-by-side tables
+  designs.py grouped [FILE]        the modes of the wide tables (a group:
+                                   the side-by-side ones and the controls)
+  designs.py ungrouped [FILE]      the others (calibration modes)
+  designs.py check                 the source parses: every table line has
+                                   its metadata (exit 1 naming what lacks)
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORKLOADS = ("pages", "bytes", "pages-shared", "bytes-shared")
+PRIMITIVES = ("trylock", "irqsave", "preempt", "atomic", "transfer")
+
+
+def parse_cycles(text):
+    """'pages:trylock*2,bytes@rt:atomic*4+preempt*1' -> {'pages': {...}, ...}"""
+    out = {}
+    for item in filter(None, text.split(",")):
+        wl, _, prims = item.partition(":")
+        base = wl.split("@")[0]
+        if base not in WORKLOADS or wl not in (base, base + "@rt"):
+            raise ValueError(f"cycles: unknown workload {wl!r}")
+        uses = {}
+        for p in prims.split("+"):
+            name, _, n = p.partition("*")
+            if name not in PRIMITIVES:
+                raise ValueError(f"cycles: unknown primitive {name!r}")
+            uses[name] = uses.get(name, 0) + float(n)
+        out[wl] = uses
+    return out
+
+
+def parse_params(text):
+    if text in ("", "-"):
+        return []
+    out = []
+    for item in text.split(","):
+        name, rng, default = item.split(":")
+        lo, hi = rng.split("..")
+        out.append({"name": name, "min": int(lo), "max": int(hi), "default": int(default)})
+    return out
+
+
+def _mode_from_kv(kv):
+    return {
+        "mode": kv["mode"], "id": int(kv["id"]), "design": kv["design"],
+        "group": None if kv["group"] == "-" else kv["group"], "abbr": kv["abbr"],
+        "control": kv["control"] == "1", "batches": kv["batches"] == "1",
+        "memcgs_per_cpu": int(kv["memcgs_per_cpu"]),
+        "stocks": [] if kv["stocks"] == "-" else kv["stocks"].split(","),
+        "params": parse_params(kv["params"]), "cycles": parse_cycles(kv["cycles"]),
+    }
+
+
+def load_file(path):
+    modes = []
+    with open(path) as f:
+        for line in f:
+            kv = dict(t.split("=", 1) for t in line.split() if "=" in t)
+            if "mode" in kv:
+                modes.append(_mode_from_kv(kv))
+    return modes
+
+
+# ---- the source -------------------------------------------------------------------
+
+def _strip_comments(s):
+    s = re.sub(r"/\*.*?\*/", " ", s, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", s)
+
+
+def _string_macros(texts):
+    """#define NAME "lit" ["lit" | NAME]... of the design headers."""
+    macros = {}
+    for s in texts:
+        for m in re.finditer(r"^#define\s+(MCS_\w+)\s+((?:\"[^\"]*\"\s*|MCS_\w+\s*)+)$", s, re.M):
+            macros[m.group(1)] = m.group(2)
+    return macros
+
+
+def _string_expr(expr, macros, depth=0):
+    """Concatenate the literals and string macros of a C string expression."""
+    out = ""
+    for tok in re.findall(r"\"[^\"]*\"|\w+", expr):
+        if tok.startswith('"'):
+            out += tok[1:-1]
+        elif tok in macros and depth < 8:
+            out += _string_expr(macros[tok], macros, depth + 1)
+        else:
+            raise ValueError(f"not a string: {tok}")
+    return out
+
+
+def _initialisers(text, kind):
+    """{name: body} of `const struct KIND NAME = { body };` in @text."""
+    out = {}
+    for m in re.finditer(r"const struct %s\s+(\w+)\s*=\s*\{(.*?)\n\};" % kind, text, re.S):
+        out[m.group(1)] = m.group(2)
+    return out
+
+
+def _fields(body):
+    """.field = value, at the top level of an initialiser body."""
+    fields, depth, cur, quoted = {}, 0, "", False
+    for ch in body + ",":
+        if ch == '"':
+            quoted = not quoted
+        elif quoted:
+            pass
+        elif ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+        if ch == "," and depth == 0 and not quoted:
+            m = re.match(r"\s*\.(\w+)\s*=\s*(.*)$", cur, re.S)
+            if m:
+                fields[m.group(1)] = m.group(2).strip()
+            cur = ""
+        else:
+            cur += ch
+    return fields
+
+
+def load_source(root=ROOT):
+    stocks = os.path.join(root, "stocks")
+    table = _strip_comments(open(os.path.join(stocks, "stock_designs.h")).read())
+    binds = re.findall(r"BIND\((MCS_MODE_\w+),\s*\"([^\"]+)\",\s*(\w+),\s*(\w+)\)", table)
+    sources = {}
+    for fn in sorted(os.listdir(stocks)):
+        if fn.endswith((".c", ".h")):
+            sources[fn] = _strip_comments(open(os.path.join(stocks, fn)).read())
+    macros = _string_macros(sources.values())
+    infos, designs, params, kinds, uints = {}, {}, {}, {}, {}
+    for fn, s in sources.items():
+        infos.update(_initialisers(s, "mcs_mode_info"))
+        designs.update(_initialisers(s, "mcs_design"))
+        for m in re.finditer(r"(?:static\s+)?const struct mcs_bench_param\s+(\w+)\[\]\s*=\s*\{(.*?)\n\};",
+                             s, re.S):
+            params[m.group(1)] = m.group(2)
+        for m in re.finditer(r"(?:static\s+)?const struct mcs_stock_kind\s+(\w+)\s*=\s*"
+                             r"MCS_STOCK_KIND\(\s*\w+\s*,\s*struct\s+(\w+)", s):
+            kinds[m.group(1)] = m.group(2)
+        for m in re.finditer(r"^(?:static\s+)?unsigned int\s+(\w+)(?:\s+__\w+)*\s*=\s*(\d+)\s*;",
+                             s, re.M):
+            uints[m.group(1)] = int(m.group(2))
+        # a design that is another's under a second name (decoupled73)
+        for m in re.finditer(r"^#define\s+(mcs_design_\w+)\s+(mcs_design_\w+)\s*$", s, re.M):
+            designs.setdefault("alias:" + m.group(1), m.group(2))
+    defines = {}
+    for s in sources.values():
+        for m in re.finditer(r"^#define\s+(\w+)\s+(\d+)\s*$", s, re.M):
+            defines[m.group(1)] = int(m.group(2))
+    # kinds lists: static const struct mcs_stock_kind *const X[] = { &a, &b, NULL, };
+    kind_lists = {}
+    for s in sources.values():
+        for m in re.finditer(r"const struct mcs_stock_kind \*const (\w+)\[\]\s*=\s*\{(.*?)\};", s, re.S):
+            kind_lists[m.group(1)] = re.findall(r"&(\w+)", m.group(2))
+
+    def num(v):
+        v = v.strip()
+        if v in defines:
+            return defines[v]
+        if v == "UINT_MAX":
+            return 2 ** 32 - 1
+        return int(v)
+
+    modes = []
+    missing = []
+    for i, (const, name, entry, design) in enumerate(binds):
+        info = infos.get("mcs_mode_" + entry)
+        dname = "mcs_design_" + design
+        dname = designs.get("alias:" + dname, dname)
+        dsg = designs.get(dname)
+        if info is None:
+            missing.append(f"{name}: no struct mcs_mode_info mcs_mode_{entry} in stocks/")
+            continue
+        if dsg is None:
+            missing.append(f"{name}: no struct mcs_design {dname} in stocks/")
+            continue
+        fi, fd = _fields(info), _fields(dsg)
+        plist = []
+        if fi.get("params", "NULL") != "NULL":
+            for pm in re.finditer(r"MCS_BENCH_PARAM\(\s*\"(\w+)\"\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)",
+                                  params.get(fi["params"], "")):
+                plist.append({"name": pm.group(1), "min": num(pm.group(2)), "max": num(pm.group(3)),
+                              "default": uints.get(pm.group(4), num(pm.group(2)))})
+        stocks_of = [kinds[k] for k in kind_lists.get(fd.get("kinds", ""), []) if k in kinds]
+        flags = fi.get("flags", "0")
+        modes.append({
+            "mode": name, "id": i, "design": _string_expr(fd["name"], macros),
+            "group": _string_expr(fi["group"], macros) if "group" in fi else None,
+            "abbr": _string_expr(fi["abbr"], macros), "control": "MCS_MODE_CONTROL" in flags,
+            "batches": fd.get("batches") == "true",
+            "memcgs_per_cpu": num(fd.get("memcgs_per_cpu", "0")),
+            "stocks": stocks_of, "params": plist,
+            "cycles": parse_cycles(_string_expr(fi["cycles"], macros)),
+        })
+    if missing:
+        raise ValueError("; ".join(missing))
+    return modes
+
+
+def load(path=None):
+    """Every mode, table order: from a saved "modes" file if @path exists, else the source."""
+    if path and os.path.exists(path):
+        return load_file(path)
+    return load_source()
+
+
+# ---- what the reports derive ------------------------------------------------------
+
+def names(modes):
+    return [m["mode"] for m in modes]
+
+
+def groups(modes):
+    """The report's bands: the groups in order of first appearance, each its modes."""
+    out = {}
+    for m in modes:
+        if m["group"]:
+            out.setdefault(m["group"], []).append(m["mode"])
+    return [tuple(v) for v in out.values()]
+
+
+def side(modes):
+    """The side-by-side table: the modes of a group that are not controls."""
+    return tuple(m["mode"] for m in modes if m["group"] and not m["control"])
+
+
+def batching(modes):
+    """The batch sweep: the side-by-side modes with a page stock."""
+    return tuple(m["mode"] for m in modes if m["group"] and not m["control"] and m["memcgs_per_cpu"])
+
+
+def abbr(modes):
+    return {m["mode"]: m["abbr"] for m in modes}
+
+
+def uses(mode_meta, workload, rt=False):
+    """The cycle model's primitive uses of a workload ("pages", "bytes-shared" ...)."""
+    c = mode_meta["cycles"]
+    base = workload.replace("-shared", "")
+    keys = [workload + "@rt", workload, base + "@rt", base] if rt else [workload, base]
+    for key in keys:
+        if key in c:
+            return dict(c[key])
+    return {}
+
+
+def main(argv):
+    cmd = argv[1] if len(argv) > 1 else "names"
+    path = argv[2] if len(argv) > 2 else None
+    try:
+        modes = load(path)
+    except (ValueError, KeyError, OSError) as e:
+        print(f"designs.py: {e}", file=sys.stderr)
+        return 1
+    if cmd == "names":
+        print("\n".join(names(modes)))
+    elif cmd == "side":
+        print("\n".join(side(modes)))
+    elif cmd in ("grouped", "ungrouped"):
+        print("\n".join(m["mode"] for m in modes if bool(m["group"]) == (cmd == "grouped")))
+    elif cmd == "check":
+        print(f"designs.py: {len(modes)} modes: {' '.join(names(modes))}")
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
