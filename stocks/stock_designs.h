@@ -47,9 +47,13 @@
  * design.  Puts run inside the mode fence (the RCU section of the read,
  * or the design's own section, see mcs_mode_fence_holds()).
  *
- * Adding a design: its own files, one line below (mode, the name of the
- * mode's entry functions, design), its mode in enum mcs_stock_mode
- * (memcg_stock.h) and its name in stock_fence.c.
+ * Adding a design (docs/adding-a-design.md): its own files
+ * (design_<name>.[ch], built by Kbuild's wildcard), with its struct
+ * mcs_design (kinds of stock, each with the walker of its slots) and one
+ * struct mcs_mode_info mcs_mode_<entry> per mode (report group, short
+ * name, cycle model, bench parameters); one line of the binding table
+ * below and its #include beside the others.  The enum, the names, the
+ * dispatch, debugfs "modes" and every test and script take it from there.
  */
 #ifndef MEMCG_STOCK_TABLE_H
 #define MEMCG_STOCK_TABLE_H

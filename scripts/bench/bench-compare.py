@@ -32,6 +32,11 @@ PMU = (("pmu_insns_per_pair", "pmu insns/pair"), ("pmu_cycles_per_pair", "pmu cy
        ("pmu_task_clock_ns_per_pair", "pmu task-clock ns"))
 
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import designs  # noqa: E402  (the one list of modes)
+
+MODE_ORDER = designs.names(designs.load())
+
 def fail(msg):
     print(f"bench-compare: {msg}", file=sys.stderr)
     sys.exit(2)
@@ -107,8 +112,10 @@ def figures(path):
 
 def sort_key(k):
     part, kernel, mode, wl, shared, clients, memcgs, batch, load = k
-    order = ["decoupled", "decoupled-owner", "coupled", "coupled-noirq", "none",
-             "objcg-atomic", "percpu-counter", "hahn-v4", "hahn-v6", "decoupled-7.3"]
+    # the binding table's order (designs.py), "none"'s bytes beside it
+    order = []
+    for m in MODE_ORDER:
+        order += [m, "objcg-atomic"] if m == "none" else [m]
     return (part, kernel, wl, shared, int(clients or 0), int(memcgs or 0), -int(batch or 64),
             load, order.index(mode) if mode in order else len(order), mode)
 
