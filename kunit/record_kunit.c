@@ -73,16 +73,25 @@ struct rk_path {
 
 #define RK_OBJ	MCS_TRACE_SRC_OBJ
 
+/* Some of a kernel's paths; a kernel has several such sets. */
+struct rk_set {
+	const struct rk_path *p;
+	unsigned int n;
+};
+
+#define RK_SET(paths)	{ paths, ARRAY_SIZE(paths) }
+#define RK_SETS		4
+
 struct rk_kernel {
 	const char *name;
 	const char * const *fns;	/* out of line; NULL-terminated */
-	const struct rk_path *paths, *more;
-	unsigned int nr_paths, nr_more;
+	struct rk_set sets[RK_SETS];
 	unsigned long points;		/* the points it must use */
 };
 
-/* ---- 6.1: Debian 6.1.0-57 ----------------------------------------------- */
+/* ---- the functions each kernel has out of line ----------------------------- */
 
+/* Debian 6.1.0-57 */
 static const char * const fns_61[] = {
 	"try_charge_memcg", "charge_memcg", "__mem_cgroup_charge",
 	"mem_cgroup_swapin_charge_folio", "mem_cgroup_charge_skmem",
@@ -93,48 +102,7 @@ static const char * const fns_61[] = {
 	"__memcg_kmem_uncharge_page", NULL
 };
 
-static const struct rk_path paths_61[] = {
-	{ "anon folio", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("do_anonymous_page"), RK_F("__mem_cgroup_charge"), RK_F("charge_memcg"),
-		    RK_F("try_charge_memcg") } },
-	} },
-	{ "swapin", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("do_swap_page"), RK_F("mem_cgroup_swapin_charge_folio"),
-		    RK_F("charge_memcg"), RK_F("try_charge_memcg") } },
-	} },
-	{ "v1 charge moving", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("cgroup_migrate_execute"), RK_F("mem_cgroup_can_attach"),
-		    RK_F("mem_cgroup_do_precharge"), RK_F("try_charge_memcg") } },
-	} },
-	{ "kernel page", RK_PAGES, MCS_TRACE_SRC_KMEM, {
-		{ { RK_F("__alloc_pages"), RK_F("__memcg_kmem_charge_page"),
-		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
-	} },
-	{ "socket", RK_PAGES, MCS_TRACE_SRC_SOCK, {
-		{ { RK_F("__sk_mem_raise_allocated"), RK_F("mem_cgroup_charge_skmem"),
-		    RK_F("try_charge_memcg") } },
-	} },
-	{ "slab object (pre-alloc hook)", RK_BYTES, RK_OBJ, {
-		{ { RK_F("kmem_cache_alloc"), RK_F("obj_cgroup_charge"),
-		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
-		{ { RK_F("obj_cgroup_charge"), RK_ARG("refill_obj_stock", false) }, true },
-	} },
-	{ "percpu", RK_BYTES, RK_OBJ, {
-		{ { RK_F("pcpu_alloc"), RK_F("obj_cgroup_charge"), RK_F("obj_cgroup_charge_pages"),
-		    RK_F("try_charge_memcg") } },
-		{ { RK_F("obj_cgroup_charge"), RK_ARG("refill_obj_stock", false) }, true },
-	} },
-	/* obj_cgroup_uncharge() jumps to refill_obj_stock() */
-	{ "slab free", RK_FREE, RK_OBJ, {
-		{ { RK_F("kmem_cache_free"), RK_ARG("refill_obj_stock", true) } },
-	} },
-	{ "slab uncharge in the post-alloc hook", RK_FREE, RK_OBJ, {
-		{ { RK_F("memcg_slab_post_alloc_hook"), RK_ARG("refill_obj_stock", true) } },
-	} },
-};
-
-/* ---- 6.12: Debian 6.12.118 (generic and RT) ----------------------------- */
-
+/* Debian 6.12.118, generic and RT: charge_memcg() inlined */
 static const char * const fns_612[] = {
 	"try_charge_memcg", "__mem_cgroup_charge", "mem_cgroup_swapin_charge_folio",
 	"mem_cgroup_hugetlb_try_charge", "mem_cgroup_charge_skmem", "obj_cgroup_charge",
@@ -145,48 +113,7 @@ static const char * const fns_612[] = {
 	NULL
 };
 
-static const struct rk_path paths_612[] = {
-	{ "anon folio", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("do_anonymous_page"), RK_F("__mem_cgroup_charge"), RK_F("charge_memcg"),
-		    RK_F("try_charge_memcg") } },
-	} },
-	{ "swapin", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("do_swap_page"), RK_F("mem_cgroup_swapin_charge_folio"),
-		    RK_F("charge_memcg"), RK_F("try_charge_memcg") } },
-	} },
-	{ "hugetlb", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("alloc_hugetlb_folio"), RK_F("mem_cgroup_hugetlb_try_charge"),
-		    RK_F("try_charge_memcg") } },
-	} },
-	{ "kernel page", RK_PAGES, MCS_TRACE_SRC_KMEM, {
-		{ { RK_F("__alloc_pages_noprof"), RK_F("__memcg_kmem_charge_page"),
-		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
-	} },
-	{ "socket", RK_PAGES, MCS_TRACE_SRC_SOCK, {
-		{ { RK_F("__sk_mem_raise_allocated"), RK_F("mem_cgroup_charge_skmem"),
-		    RK_F("try_charge_memcg") } },
-	} },
-	/* the slab hook's byte refill: obj_cgroup_charge() makes it, once for a bulk */
-	{ "slab objects", RK_BYTES, RK_OBJ, {
-		{ { RK_F("__memcg_slab_post_alloc_hook"), RK_F("obj_cgroup_charge"),
-		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
-		{ { RK_F("obj_cgroup_charge"), RK_ARG("refill_obj_stock", false) }, true },
-	} },
-	{ "zswap", RK_BYTES, RK_OBJ, {
-		{ { RK_F("zswap_store"), RK_F("obj_cgroup_charge_zswap"), RK_F("obj_cgroup_charge"),
-		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
-		{ { RK_F("obj_cgroup_charge"), RK_ARG("refill_obj_stock", false) }, true },
-	} },
-	{ "slab free", RK_FREE, RK_OBJ, {
-		{ { RK_F("__memcg_slab_free_hook"), RK_ARG("refill_obj_stock", true) } },
-	} },
-	{ "slab uncharge in the post-alloc hook", RK_FREE, RK_OBJ, {
-		{ { RK_F("__memcg_slab_post_alloc_hook"), RK_ARG("refill_obj_stock", true) } },
-	} },
-};
-
-/* ---- 6.15: 6.12's byte path, 6.14's hugetlb charge ----------------------- */
-
+/* 6.15: 6.12's byte path, 6.14's hugetlb charge */
 static const char * const fns_615[] = {
 	"try_charge_memcg", "charge_memcg", "__mem_cgroup_charge",
 	"mem_cgroup_swapin_charge_folio", "mem_cgroup_charge_hugetlb", "mem_cgroup_charge_skmem",
@@ -196,36 +123,7 @@ static const char * const fns_615[] = {
 	"__memcg_kmem_uncharge_page", NULL
 };
 
-static const struct rk_path paths_615[] = {
-	{ "anon folio", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("do_anonymous_page"), RK_F("__mem_cgroup_charge"), RK_F("charge_memcg"),
-		    RK_F("try_charge_memcg") } },
-	} },
-	{ "hugetlb", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("alloc_hugetlb_folio"), RK_F("mem_cgroup_charge_hugetlb"),
-		    RK_F("charge_memcg"), RK_F("try_charge_memcg") } },
-	} },
-	{ "kernel page", RK_PAGES, MCS_TRACE_SRC_KMEM, {
-		{ { RK_F("__alloc_frozen_pages_noprof"), RK_F("__memcg_kmem_charge_page"),
-		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
-	} },
-	{ "socket", RK_PAGES, MCS_TRACE_SRC_SOCK, {
-		{ { RK_F("__sk_mem_raise_allocated"), RK_F("mem_cgroup_charge_skmem"),
-		    RK_F("try_charge_memcg") } },
-	} },
-	{ "slab objects", RK_BYTES, RK_OBJ, {
-		{ { RK_F("__memcg_slab_post_alloc_hook"), RK_F("obj_cgroup_charge"),
-		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
-		{ { RK_F("obj_cgroup_charge"), RK_ARG("refill_obj_stock", false) }, true },
-	} },
-	{ "slab free", RK_FREE, RK_OBJ, {
-		{ { RK_F("__memcg_slab_free_hook"), RK_ARG("refill_obj_stock", true) } },
-	} },
-};
-
-/* ---- 6.16 .. 6.19: obj_cgroup_charge_account() -------------------------- */
-
-/* 6.16: its helpers (obj_cgroup_charge_pages(), __account_obj_stock()) inlined */
+/* 6.16: obj_cgroup_charge_account(), its helpers inlined */
 static const char * const fns_616[] = {
 	"try_charge_memcg", "__mem_cgroup_charge", "mem_cgroup_swapin_charge_folio",
 	"mem_cgroup_charge_hugetlb", "mem_cgroup_charge_skmem", "obj_cgroup_charge",
@@ -246,29 +144,108 @@ static const char * const fns_618[] = {
 	"mem_cgroup_sk_uncharge", "__memcg_kmem_uncharge_page", NULL
 };
 
-/*
- * One object per call: a miss charges a page and refills the surplus
- * (0 bytes for an object of whole pages, to account it), a hit only
- * accounts; __account_obj_stock() runs inside either.  obj_cgroup_charge()
- * jumps to obj_cgroup_charge_account() or calls it: both are paths.
- */
-static const struct rk_path paths_616_619[] = {
+/* Debian 7.3.4 */
+static const char * const fns_73[] = {
+	"try_charge_memcg", "charge_memcg", "__mem_cgroup_charge",
+	"mem_cgroup_swapin_charge_folio", "mem_cgroup_charge_hugetlb", "mem_cgroup_sk_charge",
+	"obj_cgroup_charge", "obj_cgroup_charge_pages", "__memcg_kmem_charge_page",
+	"__memcg_slab_post_alloc_hook", "__memcg_slab_free_hook", "__account_obj_stock",
+	"__refill_obj_stock", "obj_cgroup_uncharge", "__mem_cgroup_uncharge",
+	"__mem_cgroup_uncharge_folios", "mem_cgroup_sk_uncharge", "__memcg_kmem_uncharge_page",
+	NULL
+};
+
+/* ---- page charges ----------------------------------------------------------- */
+
+/* every kernel: user folios and kernel pages */
+static const struct rk_path pages_all[] = {
 	{ "anon folio", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
 		{ { RK_F("do_anonymous_page"), RK_F("__mem_cgroup_charge"), RK_F("charge_memcg"),
 		    RK_F("try_charge_memcg") } },
-	} },
-	{ "hugetlb", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("alloc_hugetlb_folio"), RK_F("mem_cgroup_charge_hugetlb"),
-		    RK_F("charge_memcg"), RK_F("try_charge_memcg") } },
 	} },
 	{ "swapin", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
 		{ { RK_F("do_swap_page"), RK_F("mem_cgroup_swapin_charge_folio"),
 		    RK_F("charge_memcg"), RK_F("try_charge_memcg") } },
 	} },
 	{ "kernel page", RK_PAGES, MCS_TRACE_SRC_KMEM, {
-		{ { RK_F("__alloc_frozen_pages_noprof"), RK_F("__memcg_kmem_charge_page"),
+		{ { RK_F("__alloc_pages"), RK_F("__memcg_kmem_charge_page"),
 		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
 	} },
+};
+
+/* 6.1: cgroup v1's charge moving */
+static const struct rk_path pages_61[] = {
+	{ "v1 charge moving", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
+		{ { RK_F("cgroup_migrate_execute"), RK_F("mem_cgroup_can_attach"),
+		    RK_F("mem_cgroup_do_precharge"), RK_F("try_charge_memcg") } },
+	} },
+};
+
+/* 6.8 .. 6.13's hugetlb charge */
+static const struct rk_path pages_612[] = {
+	{ "hugetlb", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
+		{ { RK_F("alloc_hugetlb_folio"), RK_F("mem_cgroup_hugetlb_try_charge"),
+		    RK_F("try_charge_memcg") } },
+	} },
+};
+
+/* 6.14's hugetlb charge */
+static const struct rk_path pages_614[] = {
+	{ "hugetlb", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
+		{ { RK_F("alloc_hugetlb_folio"), RK_F("mem_cgroup_charge_hugetlb"),
+		    RK_F("charge_memcg"), RK_F("try_charge_memcg") } },
+	} },
+};
+
+static const struct rk_path socket_skmem[] = {
+	{ "socket", RK_PAGES, MCS_TRACE_SRC_SOCK, {
+		{ { RK_F("__sk_mem_raise_allocated"), RK_F("mem_cgroup_charge_skmem"),
+		    RK_F("try_charge_memcg") } },
+	} },
+};
+
+static const struct rk_path socket_sk[] = {
+	{ "socket", RK_PAGES, MCS_TRACE_SRC_SOCK, {
+		{ { RK_F("__sk_mem_raise_allocated"), RK_F("mem_cgroup_sk_charge"),
+		    RK_F("try_charge_memcg") } },
+	} },
+};
+
+/* ---- bytes ------------------------------------------------------------------ */
+
+/*
+ * 6.1 .. 6.15: obj_cgroup_charge() charges and refills (the slab hook
+ * calls it; 6.1's hooks are inline in mm/slab.h, so there the allocator
+ * calls it, which makes the same events); obj_cgroup_uncharge() jumps to
+ * refill_obj_stock().  6.12 on: the slab hook charges a bulk in one call.
+ */
+static const struct rk_path bytes_61_615[] = {
+	{ "slab objects", RK_BYTES, RK_OBJ, {
+		{ { RK_F("__memcg_slab_post_alloc_hook"), RK_F("obj_cgroup_charge"),
+		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
+		{ { RK_F("obj_cgroup_charge"), RK_ARG("refill_obj_stock", false) }, true },
+	} },
+	{ "zswap", RK_BYTES, RK_OBJ, {
+		{ { RK_F("zswap_store"), RK_F("obj_cgroup_charge_zswap"), RK_F("obj_cgroup_charge"),
+		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
+		{ { RK_F("obj_cgroup_charge"), RK_ARG("refill_obj_stock", false) }, true },
+	} },
+	{ "slab free", RK_FREE, RK_OBJ, {
+		{ { RK_F("__memcg_slab_free_hook"), RK_ARG("refill_obj_stock", true) } },
+	} },
+	{ "slab uncharge in the post-alloc hook", RK_FREE, RK_OBJ, {
+		{ { RK_F("__memcg_slab_post_alloc_hook"), RK_ARG("refill_obj_stock", true) } },
+	} },
+};
+
+/*
+ * 6.16 .. 6.19: one object per call through obj_cgroup_charge_account(): a
+ * miss charges a page and refills the surplus (0 bytes for an object of
+ * whole pages, to account it), a hit only accounts; __account_obj_stock()
+ * runs inside either.  obj_cgroup_charge() jumps to it or calls it: both
+ * are paths.
+ */
+static const struct rk_path bytes_616_619[] = {
 	{ "slab object, stock miss", RK_BYTES, RK_OBJ, {
 		{ { RK_F("__memcg_slab_post_alloc_hook"), RK_F("obj_cgroup_charge_account"),
 		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
@@ -299,50 +276,8 @@ static const struct rk_path paths_616_619[] = {
 	} },
 };
 
-static const struct rk_path socket_616[] = {
-	{ "socket", RK_PAGES, MCS_TRACE_SRC_SOCK, {
-		{ { RK_F("__sk_mem_raise_allocated"), RK_F("mem_cgroup_charge_skmem"),
-		    RK_F("try_charge_memcg") } },
-	} },
-};
-
-static const struct rk_path socket_618[] = {
-	{ "socket", RK_PAGES, MCS_TRACE_SRC_SOCK, {
-		{ { RK_F("__sk_mem_raise_allocated"), RK_F("mem_cgroup_sk_charge"),
-		    RK_F("try_charge_memcg") } },
-	} },
-};
-
-/* ---- 7.3: Debian 7.3.4 ----------------------------------------------------- */
-
-static const char * const fns_73[] = {
-	"try_charge_memcg", "charge_memcg", "__mem_cgroup_charge",
-	"mem_cgroup_swapin_charge_folio", "mem_cgroup_charge_hugetlb", "mem_cgroup_sk_charge",
-	"obj_cgroup_charge", "obj_cgroup_charge_pages", "__memcg_kmem_charge_page",
-	"__memcg_slab_post_alloc_hook", "__memcg_slab_free_hook", "__account_obj_stock",
-	"__refill_obj_stock", "obj_cgroup_uncharge", "__mem_cgroup_uncharge",
-	"__mem_cgroup_uncharge_folios", "mem_cgroup_sk_uncharge", "__memcg_kmem_uncharge_page",
-	NULL
-};
-
-static const struct rk_path paths_73[] = {
-	{ "anon folio", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("do_anonymous_page"), RK_F("__mem_cgroup_charge"), RK_F("charge_memcg"),
-		    RK_F("try_charge_memcg") } },
-	} },
-	{ "hugetlb", RK_PAGES, MCS_TRACE_SRC_FOLIO, {
-		{ { RK_F("alloc_hugetlb_folio"), RK_F("mem_cgroup_charge_hugetlb"),
-		    RK_F("charge_memcg"), RK_F("try_charge_memcg") } },
-	} },
-	{ "kernel page", RK_PAGES, MCS_TRACE_SRC_KMEM, {
-		{ { RK_F("__alloc_frozen_pages_noprof"), RK_F("__memcg_kmem_charge_page"),
-		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
-	} },
-	{ "socket", RK_PAGES, MCS_TRACE_SRC_SOCK, {
-		{ { RK_F("__sk_mem_raise_allocated"), RK_F("mem_cgroup_sk_charge"),
-		    RK_F("try_charge_memcg") } },
-	} },
-	/* the slab hook takes the byte stock itself */
+/* 7.x: the slab hooks take the byte stock themselves */
+static const struct rk_path bytes_73[] = {
 	{ "slab object, stock miss", RK_BYTES, RK_OBJ, {
 		{ { RK_F("__memcg_slab_post_alloc_hook"), RK_INL("__obj_cgroup_charge"),
 		    RK_F("obj_cgroup_charge_pages"), RK_F("try_charge_memcg") } },
@@ -374,25 +309,29 @@ static const struct rk_path paths_73[] = {
 #define RP(p)	BIT(MCS_RP_##p)
 
 static const struct rk_kernel rk_kernels[] = {
-	{ "6.1", fns_61, paths_61, NULL, ARRAY_SIZE(paths_61), 0,
+	{ "6.1", fns_61,
+	  { RK_SET(pages_all), RK_SET(pages_61), RK_SET(socket_skmem), RK_SET(bytes_61_615) },
 	  RP(TRY_CHARGE) | RP(OBJ_CHARGE) | RP(REFILL) | RP(UNCHARGE) | RP(UNCHARGE_LIST) |
 	  RP(UNCHARGE_SKMEM) | RP(KMEM_UNCHARGE) },
-	{ "6.12", fns_612, paths_612, NULL, ARRAY_SIZE(paths_612), 0,
+	{ "6.12", fns_612,
+	  { RK_SET(pages_all), RK_SET(pages_612), RK_SET(socket_skmem), RK_SET(bytes_61_615) },
 	  RP(TRY_CHARGE) | RP(OBJ_CHARGE) | RP(REFILL) | RP(UNCHARGE) | RP(UNCHARGE_FOLIOS) |
 	  RP(CANCEL) | RP(UNCHARGE_SKMEM) | RP(KMEM_UNCHARGE) },
-	{ "6.15", fns_615, paths_615, NULL, ARRAY_SIZE(paths_615), 0,
+	{ "6.15", fns_615,
+	  { RK_SET(pages_all), RK_SET(pages_614), RK_SET(socket_skmem), RK_SET(bytes_61_615) },
 	  RP(TRY_CHARGE) | RP(OBJ_CHARGE) | RP(REFILL) | RP(UNCHARGE) | RP(UNCHARGE_FOLIOS) |
 	  RP(UNCHARGE_SKMEM) | RP(KMEM_UNCHARGE) },
-	{ "6.16", fns_616, paths_616_619, socket_616, ARRAY_SIZE(paths_616_619),
-	  ARRAY_SIZE(socket_616),
+	{ "6.16", fns_616,
+	  { RK_SET(pages_all), RK_SET(pages_614), RK_SET(socket_skmem), RK_SET(bytes_616_619) },
 	  RP(TRY_CHARGE) | RP(CHARGE_ACCOUNT) | RP(REFILL) | RP(UNCHARGE) | RP(UNCHARGE_FOLIOS) |
 	  RP(UNCHARGE_SKMEM) | RP(KMEM_UNCHARGE) },
 	/* __account_obj_stock() out of line, not used: the account point has its objects */
-	{ "6.18", fns_618, paths_616_619, socket_618, ARRAY_SIZE(paths_616_619),
-	  ARRAY_SIZE(socket_618),
+	{ "6.18", fns_618,
+	  { RK_SET(pages_all), RK_SET(pages_614), RK_SET(socket_sk), RK_SET(bytes_616_619) },
 	  RP(TRY_CHARGE) | RP(CHARGE_ACCOUNT) | RP(OBJ_PAGES) | RP(REFILL) | RP(UNCHARGE) |
 	  RP(UNCHARGE_FOLIOS) | RP(SK_UNCHARGE) | RP(KMEM_UNCHARGE) },
-	{ "7.3", fns_73, paths_73, NULL, ARRAY_SIZE(paths_73), 0,
+	{ "7.3", fns_73,
+	  { RK_SET(pages_all), RK_SET(pages_614), RK_SET(socket_sk), RK_SET(bytes_73) },
 	  RP(TRY_CHARGE) | RP(OBJ_CHARGE) | RP(OBJ_PAGES) | RP(SLAB_CHARGE) | RP(REFILL_STOCK) |
 	  RP(UNCHARGE) | RP(UNCHARGE_FOLIOS) | RP(SK_UNCHARGE) | RP(KMEM_UNCHARGE) },
 };
@@ -532,14 +471,13 @@ static void rec_points_of_each_kernel(struct kunit *test)
 static void rec_paths_of_each_kernel(struct kunit *test)
 {
 	const struct rk_kernel *k = test->param_value;
-	unsigned int i;
+	unsigned int s, i;
 
-	for (i = 0; i < k->nr_paths + k->nr_more; i++) {
-		const struct rk_path *p = i < k->nr_paths ? &k->paths[i] :
-				       &k->more[i - k->nr_paths];
-
-		rk_check_path(test, k, p, true);
-		rk_check_path(test, k, p, false);
+	for (s = 0; s < RK_SETS; s++) {
+		for (i = 0; i < k->sets[s].n; i++) {
+			rk_check_path(test, k, &k->sets[s].p[i], true);
+			rk_check_path(test, k, &k->sets[s].p[i], false);
+		}
 	}
 }
 
