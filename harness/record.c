@@ -25,8 +25,8 @@
  *   obj_cgroup_charge_account(),  byte charge (kretprobe): the first on
  *   obj_cgroup_charge()           6.16 .. 6.19, through which the slab
  *                                 hook and obj_cgroup_charge() go; the
- *                                 second for slab objects (6.1, 6.12),
- *                                 percpu, zswap
+ *                                 second for slab objects (6.1 ..
+ *                                 6.15), percpu, zswap
  *   obj_cgroup_charge_pages()     (7.x) kernel pages charged (kretprobe);
  *                                 the byte stock's refills make no event
  *   __account_obj_stock()         (7.x) byte charge of one slab object;
@@ -164,7 +164,7 @@ static const struct {
 	{ "mem_cgroup_swapin_charge_folio", MCS_RC_FOLIO },
 	{ "mem_cgroup_hugetlb_try_charge", MCS_RC_FOLIO },	/* 6.8 .. 6.13 */
 	{ "mem_cgroup_charge_hugetlb", MCS_RC_FOLIO },		/* 6.14 .. */
-	/* cgroup v1's charge moving (up to 6.12): its precharges */
+	/* cgroup v1's charge moving (move_charge_at_immigrate): its precharges */
 	{ "mem_cgroup_do_precharge", MCS_RC_FOLIO },
 	{ "mem_cgroup_can_attach", MCS_RC_FOLIO },
 	{ "memcg1_can_attach", MCS_RC_FOLIO },
