@@ -42,6 +42,7 @@
 #define REC_MIN_BYTES	(1024L * 1024)
 #define REC_EVENTS	"131072"	/* per CPU: the workload makes some 25000 */
 #define REC_SETTLE_MS	10000
+#define REC_SETTLE_MIN_MS	2000		/* memcg statistics flush every 2 s */
 #define REC_SLAB_LEFT	65536		/* memory.stat slab bytes counted as drained */
 #define CG_PATH		256
 
@@ -264,10 +265,14 @@ static void record_workload(void)
 	if (ret)
 		ksft_exit_fail_msg("record start: %s\n", strerror(-ret));
 	ret = run_workload(cg);
-	/* until RCU has freed the last pipe inode: the cgroup's slab bytes drain */
+	/*
+	 * until RCU has freed the last pipe inode: the cgroup's slab bytes
+	 * drain (at least REC_SETTLE_MIN_MS: a read of memory.stat may show
+	 * figures from before the workload until its next flush)
+	 */
 	for (waited = 0; !ret && waited < REC_SETTLE_MS; waited += 200) {
 		slab = cg_slab(cg);
-		if (slab >= 0 && slab <= REC_SLAB_LEFT)
+		if (waited >= REC_SETTLE_MIN_MS && slab >= 0 && slab <= REC_SLAB_LEFT)
 			break;
 		mcs_msleep(200);
 	}
