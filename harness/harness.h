@@ -228,6 +228,63 @@ void mcs_bench_init(struct dentry *dir);
 void mcs_record_init(struct dentry *dir);
 void mcs_record_exit(void);
 
+/*
+ * record.c, its pure part (no probe, no kernel symbol; kunit/record_kunit.c
+ * checks it against each kernel's functions): the kernel's charge and
+ * uncharge points the recorder probes, in the order they are tried ...
+ */
+enum mcs_rec_point {
+	MCS_RP_TRY_CHARGE,	/* try_charge_memcg() */
+	MCS_RP_CHARGE_ACCOUNT,	/* obj_cgroup_charge_account() (6.16 .. 6.19) */
+	MCS_RP_OBJ_CHARGE,	/* obj_cgroup_charge() */
+	MCS_RP_OBJ_PAGES,	/* obj_cgroup_charge_pages() */
+	MCS_RP_SLAB_CHARGE,	/* __account_obj_stock() */
+	MCS_RP_REFILL_STOCK,	/* __refill_obj_stock() (7.x) */
+	MCS_RP_REFILL,		/* refill_obj_stock() */
+	MCS_RP_UNCHARGE,	/* __mem_cgroup_uncharge() */
+	MCS_RP_UNCHARGE_FOLIOS,	/* __mem_cgroup_uncharge_folios() */
+	MCS_RP_UNCHARGE_LIST,	/* __mem_cgroup_uncharge_list() (6.1) */
+	MCS_RP_CANCEL,		/* mem_cgroup_cancel_charge() */
+	MCS_RP_SK_UNCHARGE,	/* mem_cgroup_sk_uncharge() */
+	MCS_RP_UNCHARGE_SKMEM,	/* mem_cgroup_uncharge_skmem() */
+	MCS_RP_KMEM_UNCHARGE,	/* __memcg_kmem_uncharge_page() */
+	NR_MCS_RP
+};
+
+/* ... the callers they tell apart by return address (MCS_RC_UNKNOWN: none of these) ... */
+enum mcs_rec_caller {
+	MCS_RC_UNKNOWN,
+	MCS_RC_FOLIO,		/* user folios (also cgroup v1's charge moving) */
+	MCS_RC_KMEM,		/* __memcg_kmem_charge_page() */
+	MCS_RC_SOCK,		/* socket buffers */
+	MCS_RC_OBJ_CHARGE,	/* obj_cgroup_charge(): the byte stock's refill */
+	MCS_RC_CHARGE_ACCOUNT,	/* obj_cgroup_charge_account(): the same, 6.16 .. 6.19 */
+	MCS_RC_OBJ_PAGES,	/* obj_cgroup_charge_pages() */
+	MCS_RC_SLAB_ALLOC,	/* __memcg_slab_post_alloc_hook() */
+	NR_MCS_RC
+};
+
+/*
+ * ... and what one call makes: the event kind (enum mcs_trace_kind) on
+ * success and on refusal, MCS_REC_NO_EVENT for none, its source; @bytes:
+ * the page amount is recorded in bytes; @unknown: a call the recorder did
+ * not expect (a caller it does not know, or one whose own event no point
+ * in use records), counted in the status line's unknown=.
+ */
+#define MCS_REC_NO_EVENT	0xff
+struct mcs_rec_verdict {
+	u8 ok, bad;
+	u8 src;
+	bool bytes;
+	bool unknown;
+};
+
+const char *mcs_rec_point_name(unsigned int point);
+int mcs_rec_caller_class(const char *name);
+unsigned long mcs_rec_points_select(bool (*has)(unsigned int point, void *arg), void *arg);
+int mcs_rec_classify(unsigned int point, int caller, unsigned long on, bool arg,
+		     struct mcs_rec_verdict *v);
+
 /* replay.c: load a recorded stream (debugfs "trace_load") and replay it */
 void mcs_replay_init(struct dentry *dir);
 void mcs_replay_exit(void);

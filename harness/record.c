@@ -18,44 +18,64 @@
  *   try_charge_memcg()            page charge, success or refusal
  *                                 (kretprobe); its source by the caller's
  *                                 return address; a call by the byte
- *                                 stock's refill is skipped (a refusal of
- *                                 one inside the slab hook is the object's
- *                                 byte refusal)
- *   obj_cgroup_charge()           byte charge (kretprobe): slab objects
- *                                 (6.12), percpu, zswap
+ *                                 stock's refill makes no event (a refusal
+ *                                 of one inside the slab hook is the
+ *                                 object's byte refusal where no byte
+ *                                 charge point sees that object)
+ *   obj_cgroup_charge_account(),  byte charge (kretprobe): the first on
+ *   obj_cgroup_charge()           6.16 .. 6.19, through which the slab
+ *                                 hook and obj_cgroup_charge() go; the
+ *                                 second for slab objects (6.1 ..
+ *                                 6.15), percpu, zswap
  *   obj_cgroup_charge_pages()     (7.x) kernel pages charged (kretprobe);
- *                                 the byte stock's refills skipped
- *   __account_obj_stock()         (7.x) byte charge of one slab object
+ *                                 the byte stock's refills make no event
+ *   __account_obj_stock()         (7.x) byte charge of one slab object;
+ *                                 not where obj_cgroup_charge_account()
+ *                                 is in use (it calls this one)
  *   __refill_obj_stock(),
- *   refill_obj_stock()            byte uncharge (skipped when a charge
- *                                 calls it: its surplus)
+ *   refill_obj_stock()            byte uncharge: a free when its
+ *                                 allow_uncharge is true, a charge's
+ *                                 surplus (no event) when it is false
  *   __mem_cgroup_uncharge(),
- *   __mem_cgroup_uncharge_folios() user folios uncharged (one event per run
+ *   __mem_cgroup_uncharge_folios(),
+ *   __mem_cgroup_uncharge_list()  user folios uncharged (one event per run
  *                                 of folios of one memcg, as the kernel's
- *                                 own batch)
+ *                                 own batch; the list on 6.1)
  *   mem_cgroup_cancel_charge()    a charge given back before it was used
  *   mem_cgroup_sk_uncharge(),
  *   mem_cgroup_uncharge_skmem()   socket pages
  *   __memcg_kmem_uncharge_page()  kernel pages
  *
+ * What a call records is mcs_rec_classify()'s, from the point, the caller
+ * (rec_callers[], every kernel's callers by name, told apart by return
+ * address) and the points in use.  A call it did not expect is counted
+ * (unknown= in the status line and the trace's note): a page charge from
+ * an unknown caller, recorded with source "other", or a surplus refilled
+ * by a charge whose byte charge no point in use sees.
+ *
  * A point the kernel lacks (another version may inline it) is left out and
  * the status line lists the points in use; a name found only in a module
  * (this one's stocks reuse upstream's names) is not the kernel's point.
- * docs/trace-format.md says which points each kernel has.  The root memcg
- * is never charged by the kernel (its charges stop before the page
- * counters): its events are left out.
+ * Every probe is registered disarmed and all are armed once the points in
+ * use are known.  docs/trace-format.md says which points each kernel has.
+ * The root memcg is never charged by the kernel (its charges stop before
+ * the page counters): its events are left out.
  *
  * The handlers allocate nothing and never sleep: each event goes into its
  * CPU's preallocated buffer through a local_t slot counter (an interrupt
  * that probes in the middle takes the next slot); a full buffer counts the
  * event as lost.  NMI events are counted and skipped.  Memcgs go into one
  * table (MCS_TRACE_MAX_MEMCGS entries, claimed by cmpxchg on the cgroup
- * id), their ancestors first; a full table loses the event too.
+ * id), their ancestors first; an event is lost too where the table is
+ * full, where its memcg is deeper than MCS_TRACE_MAX_DEPTH, or where
+ * another CPU is still filling in the memcg's entry.
  *
  * "record_trace" is built at its open, once the recording has stopped: the
  * per-CPU buffers merged by timestamp (each CPU's events in its own
  * order), the memcg table sorted parents first, and each memcg's opening
- * balance computed; it is empty before the first recording.  Errors:
+ * balance computed (a memcg whose balance a replay would refuse keeps none
+ * of its events: they count as lost); it is empty before the first
+ * recording.  Errors:
  * -EBUSY (start while recording, record_trace while recording), -EINVAL
  * (bad line), -EOPNOTSUPP (a kernel without kprobes or memcg: compat.h),
  * -ENOENT (no charge point found), -ENOMEM; a refused write to "record"
@@ -83,6 +103,251 @@
 #define REC_MIN_EVENTS		1024
 #define REC_POINTS_LEN		256
 
+/*
+ * Which call of a probed function makes which event: pure functions of
+ * names, built on every kernel (also where the recorder is not), so that
+ * kunit/record_kunit.c checks them against the functions of each kernel
+ * version, and the probes below use them as they are.
+ */
+
+/* Points of one meaning form a group: the first one the kernel has is used. */
+enum rec_group {
+	RG_PAGE_CHARGE, RG_BYTE_CHARGE, RG_OBJ_PAGES, RG_SLAB_CHARGE, RG_BYTE_UNCHARGE,
+	RG_FOLIO, RG_FOLIOS, RG_FOLIO_LIST, RG_CANCEL, RG_SOCK, RG_KMEM, NR_RG
+};
+
+struct rec_point {
+	const char *name;
+	u8 group;
+	s8 unless;	/* left out where this point is in use; -1: never */
+	bool ret;	/* a kretprobe (entry and return), else a kprobe */
+};
+
+/*
+ * In the order they are tried, newest name of a group first.  The byte
+ * charge is obj_cgroup_charge_account() where the kernel has it out of
+ * line (6.16 .. 6.19: the slab hook and obj_cgroup_charge() both call
+ * it), else obj_cgroup_charge(); where the former records the slab's
+ * objects, __account_obj_stock() (called inside it for each of them) must
+ * not record them again.
+ */
+static const struct rec_point rec_points_desc[NR_MCS_RP] = {
+	[MCS_RP_TRY_CHARGE] = { "try_charge_memcg", RG_PAGE_CHARGE, -1, true },
+	[MCS_RP_CHARGE_ACCOUNT] = { "obj_cgroup_charge_account", RG_BYTE_CHARGE, -1, true },
+	[MCS_RP_OBJ_CHARGE] = { "obj_cgroup_charge", RG_BYTE_CHARGE, -1, true },
+	[MCS_RP_OBJ_PAGES] = { "obj_cgroup_charge_pages", RG_OBJ_PAGES, -1, true },
+	[MCS_RP_SLAB_CHARGE] = { "__account_obj_stock", RG_SLAB_CHARGE,
+				 MCS_RP_CHARGE_ACCOUNT, false },
+	[MCS_RP_REFILL_STOCK] = { "__refill_obj_stock", RG_BYTE_UNCHARGE, -1, false },
+	[MCS_RP_REFILL] = { "refill_obj_stock", RG_BYTE_UNCHARGE, -1, false },
+	[MCS_RP_UNCHARGE] = { "__mem_cgroup_uncharge", RG_FOLIO, -1, false },
+	[MCS_RP_UNCHARGE_FOLIOS] = { "__mem_cgroup_uncharge_folios", RG_FOLIOS, -1, false },
+	[MCS_RP_UNCHARGE_LIST] = { "__mem_cgroup_uncharge_list", RG_FOLIO_LIST, -1, false },
+	[MCS_RP_CANCEL] = { "mem_cgroup_cancel_charge", RG_CANCEL, -1, false },
+	[MCS_RP_SK_UNCHARGE] = { "mem_cgroup_sk_uncharge", RG_SOCK, -1, false },
+	[MCS_RP_UNCHARGE_SKMEM] = { "mem_cgroup_uncharge_skmem", RG_SOCK, -1, false },
+	[MCS_RP_KMEM_UNCHARGE] = { "__memcg_kmem_uncharge_page", RG_KMEM, -1, false },
+};
+
+/*
+ * The callers of the charge points that the recorder tells apart by the
+ * return address, every kernel's names together (6.1 .. 7.x): a function
+ * the kernel lacks, or has only inlined, is never a return address.  A
+ * caller found in none of them is an unknown one.
+ */
+static const struct {
+	const char *name;
+	u8 caller;
+} rec_callers[] = {
+	{ "__mem_cgroup_charge", MCS_RC_FOLIO },
+	{ "charge_memcg", MCS_RC_FOLIO },
+	{ "mem_cgroup_swapin_charge_folio", MCS_RC_FOLIO },
+	{ "mem_cgroup_hugetlb_try_charge", MCS_RC_FOLIO },	/* 6.8 .. 6.13 */
+	{ "mem_cgroup_charge_hugetlb", MCS_RC_FOLIO },		/* 6.14 .. */
+	/* cgroup v1's charge moving (move_charge_at_immigrate): its precharges */
+	{ "mem_cgroup_do_precharge", MCS_RC_FOLIO },
+	{ "mem_cgroup_can_attach", MCS_RC_FOLIO },
+	{ "memcg1_can_attach", MCS_RC_FOLIO },
+	{ "mem_cgroup_move_charge_pte_range", MCS_RC_FOLIO },
+	{ "__memcg_kmem_charge_page", MCS_RC_KMEM },
+	{ "mem_cgroup_charge_skmem", MCS_RC_SOCK },		/* .. 6.17 */
+	{ "mem_cgroup_sk_charge", MCS_RC_SOCK },		/* 6.18 .. */
+	{ "obj_cgroup_charge", MCS_RC_OBJ_CHARGE },
+	{ "obj_cgroup_charge_account", MCS_RC_CHARGE_ACCOUNT },	/* 6.16 .. 6.19 */
+	{ "obj_cgroup_charge_pages", MCS_RC_OBJ_PAGES },
+	{ "__memcg_slab_post_alloc_hook", MCS_RC_SLAB_ALLOC },
+};
+
+/**
+ * mcs_rec_point_name() - the kernel function a recorder point probes
+ * @point: enum mcs_rec_point
+ *
+ * Return: its name, NULL for a @point out of range.
+ */
+const char *mcs_rec_point_name(unsigned int point)
+{
+	return point < NR_MCS_RP ? rec_points_desc[point].name : NULL;
+}
+EXPORT_SYMBOL_NS_GPL(mcs_rec_point_name, MCS_NS);
+
+/**
+ * mcs_rec_caller_class() - what a caller of a charge point is, by its name
+ * @name: the function a return address lies in
+ *
+ * Return: enum mcs_rec_caller; MCS_RC_UNKNOWN for a function that is no
+ * known caller.
+ */
+int mcs_rec_caller_class(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rec_callers); i++)
+		if (!strcmp(rec_callers[i].name, name))
+			return rec_callers[i].caller;
+	return MCS_RC_UNKNOWN;
+}
+EXPORT_SYMBOL_NS_GPL(mcs_rec_caller_class, MCS_NS);
+
+/**
+ * mcs_rec_points_select() - choose the points of a kernel
+ * @has: whether the kernel has @point (and, for the recorder, its probe
+ *	is in place); called only for the points still wanted, in order
+ * @arg: passed to @has
+ *
+ * The first point of each group that @has, unless the point that rules it
+ * out is in use already.
+ *
+ * Return: the points in use, bit (1 << enum mcs_rec_point) each.
+ */
+unsigned long mcs_rec_points_select(bool (*has)(unsigned int point, void *arg), void *arg)
+{
+	unsigned long on = 0, groups = 0;
+	unsigned int i;
+
+	for (i = 0; i < NR_MCS_RP; i++) {
+		const struct rec_point *pt = &rec_points_desc[i];
+
+		if (groups & BIT(pt->group))
+			continue;
+		if (pt->unless >= 0 && (on & BIT(pt->unless)))
+			continue;
+		if (!has(i, arg))
+			continue;
+		on |= BIT(i);
+		groups |= BIT(pt->group);
+	}
+	return on;
+}
+EXPORT_SYMBOL_NS_GPL(mcs_rec_points_select, MCS_NS);
+
+/*
+ * Is @caller a byte charge whose refill of the byte stock is none of the
+ * workload's events, because a point in use records the byte charge
+ * itself?  obj_cgroup_charge() where it is the byte charge point,
+ * obj_cgroup_charge_account() where that one is, and the slab hook where
+ * __account_obj_stock() records its objects (7.x).  Anywhere else the
+ * call is one the points in use do not see the byte charge of.
+ */
+static bool rec_byte_refill(int caller, unsigned long on)
+{
+	switch (caller) {
+	case MCS_RC_OBJ_CHARGE:
+		return on & BIT(MCS_RP_OBJ_CHARGE);
+	case MCS_RC_CHARGE_ACCOUNT:
+		return on & BIT(MCS_RP_CHARGE_ACCOUNT);
+	case MCS_RC_SLAB_ALLOC:
+		return on & BIT(MCS_RP_SLAB_CHARGE);
+	}
+	return false;
+}
+
+/* A page charge point: try_charge_memcg(), obj_cgroup_charge_pages(). */
+static void rec_classify_page(unsigned int point, int caller, unsigned long on,
+			      struct mcs_rec_verdict *v)
+{
+	if (rec_byte_refill(caller, on)) {
+		/* refused inside the slab hook: the object's byte refusal */
+		if (caller == MCS_RC_SLAB_ALLOC) {
+			v->bad = MCS_TRACE_BYTE_REFUSED;
+			v->bytes = true;
+		}
+		return;
+	}
+	/* obj_cgroup_charge_pages() out of line: its own point has the call */
+	if (point == MCS_RP_TRY_CHARGE && caller == MCS_RC_OBJ_PAGES &&
+	    (on & BIT(MCS_RP_OBJ_PAGES)))
+		return;
+	v->ok = MCS_TRACE_PAGE_CHARGE;
+	v->bad = MCS_TRACE_PAGE_REFUSED;
+	switch (caller) {
+	case MCS_RC_FOLIO:
+		v->src = MCS_TRACE_SRC_FOLIO;
+		break;
+	case MCS_RC_KMEM:
+		v->src = MCS_TRACE_SRC_KMEM;
+		break;
+	case MCS_RC_SOCK:
+		v->src = MCS_TRACE_SRC_SOCK;
+		break;
+	default:
+		v->src = MCS_TRACE_SRC_OTHER;
+		v->unknown = true;
+	}
+}
+
+/**
+ * mcs_rec_classify() - the event one call of a charge point makes
+ * @point: enum mcs_rec_point: try_charge_memcg(), obj_cgroup_charge_pages(),
+ *	the byte charge points, __account_obj_stock() or a refill of the byte
+ *	stock (the points whose event depends on the caller or an argument)
+ * @caller: enum mcs_rec_caller of the function the call returns to
+ * @on: the points in use (mcs_rec_points_select())
+ * @arg: __account_obj_stock(): its size is above 0 (a charge; below 0,
+ *	the free the refill point records); a refill: its allow_uncharge
+ *	(false only for a charge's surplus, on every kernel); else unused
+ * @v: the verdict
+ *
+ * A page charge from an unknown caller is recorded with source "other"
+ * and counted as unknown; so is a surplus refilled by a charge whose own
+ * event no point in use records (no event is made of it).
+ *
+ * Return: 0, or -EINVAL for a point whose events do not depend on the call.
+ */
+int mcs_rec_classify(unsigned int point, int caller, unsigned long on, bool arg,
+		     struct mcs_rec_verdict *v)
+{
+	*v = (struct mcs_rec_verdict){
+		.ok = MCS_REC_NO_EVENT, .bad = MCS_REC_NO_EVENT, .src = MCS_TRACE_SRC_OBJ,
+	};
+	switch (point) {
+	case MCS_RP_TRY_CHARGE:
+	case MCS_RP_OBJ_PAGES:
+		rec_classify_page(point, caller, on, v);
+		return 0;
+	case MCS_RP_CHARGE_ACCOUNT:
+	case MCS_RP_OBJ_CHARGE:
+		/* the slab hook's objects, where the kernel has their own point */
+		if (caller == MCS_RC_SLAB_ALLOC && (on & BIT(MCS_RP_SLAB_CHARGE)))
+			return 0;
+		v->ok = MCS_TRACE_BYTE_CHARGE;
+		v->bad = MCS_TRACE_BYTE_REFUSED;
+		return 0;
+	case MCS_RP_SLAB_CHARGE:
+		if (arg)
+			v->ok = MCS_TRACE_BYTE_CHARGE;
+		return 0;
+	case MCS_RP_REFILL_STOCK:
+	case MCS_RP_REFILL:
+		if (arg)
+			v->ok = MCS_TRACE_BYTE_UNCHARGE;
+		else
+			v->unknown = !rec_byte_refill(caller, on);
+		return 0;
+	}
+	return -EINVAL;
+}
+EXPORT_SYMBOL_NS_GPL(mcs_rec_classify, MCS_NS);
+
 #if MCS_HAVE_RECORDER
 #include <linux/cgroup.h>
 #include <linux/hash.h>
@@ -100,6 +365,7 @@ struct rec_cpu {
 	local_t head;	/* slots taken, also past the end */
 	local_t lost;
 	local_t nmi;
+	local_t unknown;	/* calls the recorder did not expect (mcs_rec_classify()) */
 };
 
 /* One memcg of the table; @id 0: free.  Filled by whoever claims @id. */
@@ -115,7 +381,6 @@ enum rec_state { REC_IDLE, REC_RECORDING, REC_STOPPED };
 
 static DEFINE_PER_CPU(struct rec_cpu, rec_cpus);
 static struct rec_memcg *rec_table;	/* MCS_TRACE_MAX_MEMCGS entries */
-static atomic_t rec_table_lost = ATOMIC_INIT(0);
 static DEFINE_MUTEX(rec_lock);		/* the state, the buffers, the probes */
 static enum rec_state rec_state;
 static unsigned int rec_cap;		/* events per CPU */
@@ -123,45 +388,14 @@ static u64 rec_t0, rec_t1;
 static char rec_workload[MCS_TRACE_NAME_LEN];
 static char rec_note[MCS_TRACE_NOTE_LEN];
 static char rec_points[REC_POINTS_LEN];
+/* the points in use (mcs_rec_points_select()), set before any probe is armed */
+static unsigned long rec_on;
 
-/*
- * The callers of the charge points, told apart by return address.  Names
- * of one meaning in other kernels share a value: each kernel has some.
- */
-enum rec_caller {
-	RC_OBJ_CHARGE,	/* the byte stock's refill by obj_cgroup_charge() */
-	RC_SLAB_ALLOC,	/* the same inside the slab hook (7.x) */
-	RC_OBJ_PAGES,	/* obj_cgroup_charge_pages(): its own point records */
-	RC_FOLIO, RC_KMEM, RC_SOCK, NR_RC
-};
+/* Where each of rec_callers[] lies in the kernel's text; 0: not there. */
+static struct {
+	unsigned long start, end;
+} rec_caller_range[ARRAY_SIZE(rec_callers)];
 
-struct rec_range {
-	const char *name;
-	int what;
-	unsigned long start, end;	/* 0: not found */
-};
-
-static struct rec_range rec_callers[] = {
-	{ "obj_cgroup_charge", RC_OBJ_CHARGE },
-	{ "__memcg_slab_post_alloc_hook", RC_SLAB_ALLOC },
-	{ "obj_cgroup_charge_pages", RC_OBJ_PAGES },
-	{ "__memcg_kmem_charge_page", RC_KMEM },
-	{ "mem_cgroup_charge_skmem", RC_SOCK },
-	{ "mem_cgroup_sk_charge", RC_SOCK },
-	{ "__mem_cgroup_charge", RC_FOLIO },
-	{ "charge_memcg", RC_FOLIO },
-	{ "mem_cgroup_swapin_charge_folio", RC_FOLIO },
-	{ "mem_cgroup_hugetlb_try_charge", RC_FOLIO },
-};
-
-static const u8 rec_caller_src[NR_RC] = {
-	[RC_FOLIO] = MCS_TRACE_SRC_FOLIO, [RC_KMEM] = MCS_TRACE_SRC_KMEM,
-	[RC_SOCK] = MCS_TRACE_SRC_SOCK,
-	/* reached only when obj_cgroup_charge_pages() has no probe of its own */
-	[RC_OBJ_PAGES] = MCS_TRACE_SRC_OTHER,
-};
-
-/* The function @name's extent, from a kprobe's address and kallsyms. */
 /*
  * Whether @addr is the kernel's own text.  A probe's name is looked up in
  * the kernel first, then in every module, and this module has functions
@@ -176,16 +410,19 @@ static bool rec_kernel_text(unsigned long addr)
 	return !strchr(sym, '[');
 }
 
-static void rec_range_find(struct rec_range *r)
+/* Caller @i's extent in the kernel's text, from a kprobe's address and kallsyms. */
+static void rec_range_find(unsigned int i)
 {
 	char sym[KSYM_SYMBOL_LEN];
 	unsigned long off, size;
-	struct kprobe kp = { .symbol_name = r->name, .flags = KPROBE_FLAG_DISABLED };
+	struct kprobe kp = {
+		.symbol_name = rec_callers[i].name, .flags = KPROBE_FLAG_DISABLED,
+	};
 	unsigned long addr;
 	char *plus;
 
-	r->start = 0;
-	r->end = 0;
+	rec_caller_range[i].start = 0;
+	rec_caller_range[i].end = 0;
 	if (register_kprobe(&kp))
 		return;
 	addr = (unsigned long)kp.addr;
@@ -196,19 +433,29 @@ static void rec_range_find(struct rec_range *r)
 	plus = strrchr(sym, '+');
 	if (!plus || sscanf(plus, "+%lx/%lx", &off, &size) != 2 || off > addr)
 		return;
-	r->start = addr - off;
-	r->end = r->start + size;
+	rec_caller_range[i].start = addr - off;
+	rec_caller_range[i].end = addr - off + size;
 }
 
-/* What a return address @ret tells of the caller: enum rec_caller, -1 unknown. */
+/* What the return address @ret tells of the caller: enum mcs_rec_caller. */
 static int rec_caller_of(unsigned long ret)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(rec_callers); i++)
-		if (ret >= rec_callers[i].start && ret < rec_callers[i].end)
-			return rec_callers[i].what;
-	return -1;
+		if (ret >= rec_caller_range[i].start && ret < rec_caller_range[i].end)
+			return rec_callers[i].caller;
+	return MCS_RC_UNKNOWN;
+}
+
+/* The classification of this call of @point (return address at the entry). */
+static void rec_classify(unsigned int point, struct pt_regs *regs, bool arg,
+			 struct mcs_rec_verdict *v)
+{
+	mcs_rec_classify(point, rec_caller_of(mcs_compat_entry_return_address(regs)),
+			 READ_ONCE(rec_on), arg, v);
+	if (v->unknown)
+		local_inc(&this_cpu_ptr(&rec_cpus)->unknown);
 }
 
 static u8 rec_ctx(void)
@@ -220,20 +467,29 @@ static u8 rec_ctx(void)
 	return MCS_TRACE_TASK;
 }
 
+/* Not a table index: the root memcg (never charged: no event), or a memcg dropped. */
+#define REC_ROOT	(-1)
+#define REC_DROP	(-2)
+
 /*
- * The table index of @memcg, its ancestors entered first; -1 for the root
- * (and for a memcg the full table has no room for).  Runs in the probes:
- * no lock, no allocation.  Under RCU (the probes run with preemption off).
+ * The table index of @memcg, its ancestors entered first; REC_ROOT for the
+ * root, REC_DROP for a memcg the trace cannot have: deeper than
+ * MCS_TRACE_MAX_DEPTH, no room in the full table, or a slot that another
+ * CPU is still filling in (its event is counted lost).  Runs in the
+ * probes: no lock, no allocation.  Under RCU (the probes run with
+ * preemption off).
  */
 static int rec_memcg_index(struct mem_cgroup *memcg, unsigned int level)
 {
 	struct cgroup_subsys_state *pcss;
-	u64 id;
-	unsigned int h, i;
+	unsigned int h, i, depth;
 	int parent;
+	u64 id;
 
-	if (!memcg || !memcg->css.parent || level > MCS_TRACE_MAX_DEPTH)
-		return -1;
+	if (!memcg || !memcg->css.parent)
+		return REC_ROOT;
+	if (level >= MCS_TRACE_MAX_DEPTH)
+		return REC_DROP;
 	id = cgroup_id(memcg->css.cgroup);
 	h = hash_64(id, ilog2(MCS_TRACE_MAX_MEMCGS));
 	for (i = 0; i < MCS_TRACE_MAX_MEMCGS; i++) {
@@ -241,46 +497,48 @@ static int rec_memcg_index(struct mem_cgroup *memcg, unsigned int level)
 		u64 cur = atomic64_read(&m->id);
 
 		if (cur == id)
-			return READ_ONCE(m->ready) ? (int)(m - rec_table) : -1;
+			return READ_ONCE(m->ready) ? (int)(m - rec_table) : REC_DROP;
 		if (cur)
 			continue;
 		/* a new memcg: its parent first, then claim a slot */
 		pcss = memcg->css.parent;
 		parent = pcss->parent ?
-			rec_memcg_index(mem_cgroup_from_css(pcss), level + 1) : -1;
-		if (pcss->parent && parent < 0)
-			return -1;
+			rec_memcg_index(mem_cgroup_from_css(pcss), level + 1) : REC_ROOT;
+		if (parent == REC_DROP)
+			return REC_DROP;
+		depth = parent < 0 ? 1 : rec_table[parent].depth + 1;
+		if (depth > MCS_TRACE_MAX_DEPTH)
+			return REC_DROP;
 		if (atomic64_cmpxchg(&m->id, 0, id) != 0) {
 			/* lost the slot to another memcg (or the same): look again */
 			i = -1;
 			continue;
 		}
 		m->parent = parent;
-		m->depth = parent < 0 ? 1 : rec_table[parent].depth + 1;
+		m->depth = depth;
 		strscpy(m->name, memcg->css.cgroup->kn->name, sizeof(m->name));
 		/* the fields above before the flag: pairs with READ_ONCE(m->ready) */
 		smp_store_release(&m->ready, true);
 		return m - rec_table;
 	}
-	atomic_inc(&rec_table_lost);
-	return -1;
+	return REC_DROP;
 }
 
-/* One event into this CPU's buffer. */
+/* One event into this CPU's buffer; @memcg REC_ROOT: none, REC_DROP: lost. */
 static void rec_emit(int memcg, u8 kind, u8 flags, unsigned long amount)
 {
 	struct rec_cpu *rc = this_cpu_ptr(&rec_cpus);
 	struct mcs_trace_event *e;
 	long slot;
 
-	if (memcg < 0)
+	if (memcg == REC_ROOT)
 		return;
 	if (in_nmi()) {
 		local_inc(&rc->nmi);
 		return;
 	}
-	/* out of range: lost, before a slot is taken (a slot taken is written) */
-	if (!amount ||
+	/* out of range or dropped: lost, before a slot is taken (a slot taken is written) */
+	if (memcg < 0 || !amount ||
 	    amount > (kind < MCS_TRACE_BYTE_CHARGE ? MCS_TRACE_MAX_PAGES : MCS_TRACE_MAX_BYTES)) {
 		local_inc(&rc->lost);
 		return;
@@ -300,17 +558,6 @@ static void rec_emit(int memcg, u8 kind, u8 flags, unsigned long amount)
 	e->amount = amount;
 }
 
-/* Points in use, by meaning (enum rec_group): the first name found of each. */
-enum rec_group {
-	RG_PAGE_CHARGE, RG_BYTE_CHARGE, RG_OBJ_PAGES, RG_SLAB_CHARGE, RG_BYTE_UNCHARGE,
-	RG_FOLIO, RG_FOLIOS, RG_CANCEL, RG_SOCK, RG_KMEM, NR_RG
-};
-
-static bool rec_group_on[NR_RG];
-
-/* No event: what a byte stock's refill records when it succeeds. */
-#define REC_NO_EVENT	NR_MCS_TRACE_KINDS
-
 /* What a kretprobe's entry keeps for its return: the event of each outcome. */
 struct rec_call {
 	int memcg;
@@ -329,7 +576,7 @@ static int rec_objcg_index(struct obj_cgroup *objcg)
 	int idx;
 
 	if (!objcg)
-		return -1;
+		return REC_ROOT;
 	rcu_read_lock();
 	idx = rec_memcg_index(obj_cgroup_memcg(objcg), 0);
 	rcu_read_unlock();
@@ -337,58 +584,67 @@ static int rec_objcg_index(struct obj_cgroup *objcg)
 }
 
 /*
- * A page charge of @nr by @caller into @memcg (a table index): the
- * workload's, or the byte stock's refill, whose success is not the
- * workload's (its byte charges are) but whose refusal inside the slab hook
- * is the object's.  Returns 1 for nothing to record.
+ * A charge point's entry: what its return records, by the verdict.
+ * Returns 1 (no return handler) where neither outcome makes an event.
  */
-static int rec_page_call(struct rec_call *c, int caller, int memcg, gfp_t gfp, unsigned int nr)
+static int rec_call_entry(struct rec_call *c, const struct mcs_rec_verdict *v, int memcg,
+			  gfp_t gfp, unsigned long amount)
 {
-	if (caller == RC_OBJ_CHARGE || memcg < 0)
+	if ((v->ok == MCS_REC_NO_EVENT && v->bad == MCS_REC_NO_EVENT) || memcg == REC_ROOT)
 		return 1;
 	c->memcg = memcg;
-	c->flags = rec_gfp_flags(gfp);
-	if (caller == RC_SLAB_ALLOC) {
-		c->ok = REC_NO_EVENT;
-		c->bad = MCS_TRACE_BYTE_REFUSED;
-		c->flags |= MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT;
-		c->amount = (unsigned long)nr << PAGE_SHIFT;
-		return 0;
-	}
-	c->ok = MCS_TRACE_PAGE_CHARGE;
-	c->bad = MCS_TRACE_PAGE_REFUSED;
-	c->flags |= (caller < 0 ? MCS_TRACE_SRC_OTHER : rec_caller_src[caller]) <<
-		    MCS_TRACE_SRC_SHIFT;
-	c->amount = nr;
+	c->flags = rec_gfp_flags(gfp) | (v->src << MCS_TRACE_SRC_SHIFT);
+	c->ok = v->ok;
+	c->bad = v->bad;
+	c->amount = v->bytes ? amount << PAGE_SHIFT : amount;
 	return 0;
 }
 
+/* try_charge_memcg(memcg, gfp, nr_pages) */
 static int rec_try_charge_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	int caller = rec_caller_of(mcs_compat_entry_return_address(regs));
 	struct mem_cgroup *memcg = (struct mem_cgroup *)regs_get_kernel_argument(regs, 0);
+	struct mcs_rec_verdict v;
 
-	/* the byte stock's refill, or obj_cgroup_charge_pages()'s own event */
-	if (caller == RC_OBJ_CHARGE ||
-	    (caller == RC_OBJ_PAGES && READ_ONCE(rec_group_on[RG_OBJ_PAGES])))
-		return 1;
-	return rec_page_call((struct rec_call *)ri->data, caller,
-			     rec_memcg_index(memcg, 0),
-			     (__force gfp_t)regs_get_kernel_argument(regs, 1),
-			     regs_get_kernel_argument(regs, 2));
+	rec_classify(MCS_RP_TRY_CHARGE, regs, false, &v);
+	return rec_call_entry((struct rec_call *)ri->data, &v, rec_memcg_index(memcg, 0),
+			      (__force gfp_t)regs_get_kernel_argument(regs, 1),
+			      (unsigned int)regs_get_kernel_argument(regs, 2));
 }
 
-/* obj_cgroup_charge_pages() (7.x): kernel pages, or the byte stock's refill */
+/* obj_cgroup_charge_pages(objcg, gfp, nr_pages): kernel pages, or the byte stock's refill */
 static int rec_obj_pages_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	int caller = rec_caller_of(mcs_compat_entry_return_address(regs));
 	struct obj_cgroup *objcg = (struct obj_cgroup *)regs_get_kernel_argument(regs, 0);
+	struct mcs_rec_verdict v;
 
-	if (caller == RC_OBJ_CHARGE)
-		return 1;
-	return rec_page_call((struct rec_call *)ri->data, caller, rec_objcg_index(objcg),
-			     (__force gfp_t)regs_get_kernel_argument(regs, 1),
-			     regs_get_kernel_argument(regs, 2));
+	rec_classify(MCS_RP_OBJ_PAGES, regs, false, &v);
+	return rec_call_entry((struct rec_call *)ri->data, &v, rec_objcg_index(objcg),
+			      (__force gfp_t)regs_get_kernel_argument(regs, 1),
+			      (unsigned int)regs_get_kernel_argument(regs, 2));
+}
+
+/* The byte charge: @point's (objcg, gfp, size, ...) */
+static int rec_byte_charge_entry(unsigned int point, struct kretprobe_instance *ri,
+				 struct pt_regs *regs)
+{
+	struct obj_cgroup *objcg = (struct obj_cgroup *)regs_get_kernel_argument(regs, 0);
+	struct mcs_rec_verdict v;
+
+	rec_classify(point, regs, false, &v);
+	return rec_call_entry((struct rec_call *)ri->data, &v, rec_objcg_index(objcg),
+			      (__force gfp_t)regs_get_kernel_argument(regs, 1),
+			      regs_get_kernel_argument(regs, 2));
+}
+
+static int rec_charge_account_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return rec_byte_charge_entry(MCS_RP_CHARGE_ACCOUNT, ri, regs);
+}
+
+static int rec_obj_charge_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	return rec_byte_charge_entry(MCS_RP_OBJ_CHARGE, ri, regs);
 }
 
 static int rec_call_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -396,73 +652,61 @@ static int rec_call_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct rec_call *c = (struct rec_call *)ri->data;
 	u8 kind = regs_return_value(regs) ? c->bad : c->ok;
 
-	if (kind != REC_NO_EVENT)
+	if (kind != MCS_REC_NO_EVENT)
 		rec_emit(c->memcg, kind, c->flags, c->amount);
 	return 0;
 }
 
-static int rec_obj_charge_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct rec_call *c = (struct rec_call *)ri->data;
-
-	/* the slab hook's objects, where the kernel has their own point */
-	if (READ_ONCE(rec_group_on[RG_SLAB_CHARGE]) &&
-	    rec_caller_of(mcs_compat_entry_return_address(regs)) == RC_SLAB_ALLOC)
-		return 1;
-	c->memcg = rec_objcg_index((struct obj_cgroup *)regs_get_kernel_argument(regs, 0));
-	if (c->memcg < 0)
-		return 1;
-	c->flags = rec_gfp_flags((__force gfp_t)regs_get_kernel_argument(regs, 1)) |
-		   (MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT);
-	c->ok = MCS_TRACE_BYTE_CHARGE;
-	c->bad = MCS_TRACE_BYTE_REFUSED;
-	c->amount = regs_get_kernel_argument(regs, 2);
-	return 0;
-}
-
 /*
- * __account_obj_stock() (7.x): one slab object charged (@nr > 0, after its
- * charge) or freed (@nr < 0: the byte uncharge point has it).  The gfp of
- * the allocation is not at hand: a charge outside task context could not
- * block.
+ * __account_obj_stock(objcg, stock, nr, pgdat, idx) (7.x): one slab
+ * object charged (@nr > 0, after its charge) or freed (@nr < 0: the byte
+ * uncharge point has it).  The gfp of the allocation is not at hand: a
+ * charge outside task context could not block.
  */
 static int rec_slab_charge(struct kprobe *p, struct pt_regs *regs)
 {
 	int nr = (int)regs_get_kernel_argument(regs, 2);
 	u8 flags = MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT;
+	struct mcs_rec_verdict v;
 
-	if (nr <= 0)
+	mcs_rec_classify(MCS_RP_SLAB_CHARGE, MCS_RC_UNKNOWN, READ_ONCE(rec_on), nr > 0, &v);
+	if (v.ok == MCS_REC_NO_EVENT)
 		return 0;
 	if (!in_task())
 		flags |= MCS_TRACE_NOWAIT;
 	rec_emit(rec_objcg_index((struct obj_cgroup *)regs_get_kernel_argument(regs, 0)),
-		 MCS_TRACE_BYTE_CHARGE, flags, nr);
+		 v.ok, flags, nr);
 	return 0;
 }
 
-/* Bytes back into the byte stock, argument @nr_arg: a free, unless a charge's surplus. */
-static int rec_byte_uncharge(struct pt_regs *regs, unsigned int nr_arg)
+/*
+ * Bytes back into the byte stock (@point's arguments @nr_arg and
+ * allow_uncharge after it): a free, unless a charge's surplus.
+ */
+static int rec_byte_uncharge(unsigned int point, struct pt_regs *regs, unsigned int nr_arg)
 {
-	int caller = rec_caller_of(mcs_compat_entry_return_address(regs));
+	unsigned int nr = regs_get_kernel_argument(regs, nr_arg);
+	struct mcs_rec_verdict v;
 
-	if (caller == RC_OBJ_CHARGE || caller == RC_SLAB_ALLOC)
+	rec_classify(point, regs, (u8)regs_get_kernel_argument(regs, nr_arg + 1), &v);
+	/* nothing refilled: no event (6.16 .. 6.19 refill 0 bytes to account a slab object) */
+	if (v.ok == MCS_REC_NO_EVENT || !nr)
 		return 0;
 	rec_emit(rec_objcg_index((struct obj_cgroup *)regs_get_kernel_argument(regs, 0)),
-		 MCS_TRACE_BYTE_UNCHARGE, MCS_TRACE_SRC_OBJ << MCS_TRACE_SRC_SHIFT,
-		 (unsigned int)regs_get_kernel_argument(regs, nr_arg));
+		 v.ok, v.src << MCS_TRACE_SRC_SHIFT, nr);
 	return 0;
 }
 
-/* refill_obj_stock(objcg, nr_bytes, allow_uncharge) */
+/* refill_obj_stock(objcg, nr_bytes, allow_uncharge, ...) */
 static int rec_refill_obj(struct kprobe *p, struct pt_regs *regs)
 {
-	return rec_byte_uncharge(regs, 1);
+	return rec_byte_uncharge(MCS_RP_REFILL, regs, 1);
 }
 
 /* __refill_obj_stock(objcg, stock, nr_bytes, allow_uncharge) (7.x) */
 static int rec_refill_obj_stock(struct kprobe *p, struct pt_regs *regs)
 {
-	return rec_byte_uncharge(regs, 2);
+	return rec_byte_uncharge(MCS_RP_REFILL_STOCK, regs, 2);
 }
 
 /* A folio's memcg (an objcg's for kernel folios), and where it came from. */
@@ -487,29 +731,61 @@ static int rec_uncharge_folio(struct kprobe *p, struct pt_regs *regs)
 }
 
 /* One event per run of folios of one memcg, as the kernel's uncharge_batch(). */
+struct rec_run {
+	unsigned long pages;
+	int memcg;
+	u8 src;
+};
+
+static void rec_run_add(struct rec_run *run, struct folio *folio)
+{
+	unsigned long nr;
+	int memcg;
+	u8 src;
+
+	rec_folio_uncharge(folio, &memcg, &src, &nr);
+	/* a run ends at another memcg, or before it outgrows one event */
+	if (memcg != run->memcg || src != run->src || run->pages + nr > MCS_TRACE_MAX_PAGES) {
+		if (run->pages)
+			rec_emit(run->memcg, MCS_TRACE_PAGE_UNCHARGE,
+				 run->src << MCS_TRACE_SRC_SHIFT, run->pages);
+		run->pages = 0;
+		run->memcg = memcg;
+		run->src = src;
+	}
+	run->pages += nr;
+}
+
+static void rec_run_end(struct rec_run *run)
+{
+	if (run->pages)
+		rec_emit(run->memcg, MCS_TRACE_PAGE_UNCHARGE, run->src << MCS_TRACE_SRC_SHIFT,
+			 run->pages);
+}
+
+/* __mem_cgroup_uncharge_folios(folio_batch) */
 static int rec_uncharge_folios(struct kprobe *p, struct pt_regs *regs)
 {
 	struct folio_batch *fb = (struct folio_batch *)regs_get_kernel_argument(regs, 0);
-	unsigned long nr, run = 0;
-	int memcg, run_memcg = -1;
+	struct rec_run run = { .memcg = REC_ROOT };
 	unsigned int i;
-	u8 src, run_src = 0;
 
-	for (i = 0; i < folio_batch_count(fb); i++) {
-		rec_folio_uncharge(fb->folios[i], &memcg, &src, &nr);
-		/* a run ends at another memcg, or before it outgrows one event */
-		if (memcg != run_memcg || src != run_src || run + nr > MCS_TRACE_MAX_PAGES) {
-			if (run)
-				rec_emit(run_memcg, MCS_TRACE_PAGE_UNCHARGE,
-					 run_src << MCS_TRACE_SRC_SHIFT, run);
-			run = 0;
-			run_memcg = memcg;
-			run_src = src;
-		}
-		run += nr;
-	}
-	if (run)
-		rec_emit(run_memcg, MCS_TRACE_PAGE_UNCHARGE, run_src << MCS_TRACE_SRC_SHIFT, run);
+	for (i = 0; i < folio_batch_count(fb); i++)
+		rec_run_add(&run, fb->folios[i]);
+	rec_run_end(&run);
+	return 0;
+}
+
+/* __mem_cgroup_uncharge_list(list of folios by their lru) (6.1) */
+static int rec_uncharge_list(struct kprobe *p, struct pt_regs *regs)
+{
+	struct list_head *list = (struct list_head *)regs_get_kernel_argument(regs, 0);
+	struct rec_run run = { .memcg = REC_ROOT };
+	struct folio *folio;
+
+	list_for_each_entry(folio, list, lru)
+		rec_run_add(&run, folio);
+	rec_run_end(&run);
 	return 0;
 }
 
@@ -531,12 +807,12 @@ static int rec_uncharge_skmem(struct kprobe *p, struct pt_regs *regs)
 	return rec_memcg_uncharge(regs, MCS_TRACE_SRC_SOCK);
 }
 
-/* mem_cgroup_sk_uncharge(sk, nr_pages) (7.x): the socket's memcg */
+/* mem_cgroup_sk_uncharge(sk, nr_pages) (6.18 ..): the socket's memcg */
 static int rec_sk_uncharge(struct kprobe *p, struct pt_regs *regs)
 {
 	const struct sock *sk = (const struct sock *)regs_get_kernel_argument(regs, 0);
 
-	rec_emit(rec_memcg_index(READ_ONCE(sk->sk_memcg), 0), MCS_TRACE_PAGE_UNCHARGE,
+	rec_emit(rec_memcg_index(mcs_compat_sk_memcg(sk), 0), MCS_TRACE_PAGE_UNCHARGE,
 		 MCS_TRACE_SRC_SOCK << MCS_TRACE_SRC_SHIFT,
 		 (unsigned int)regs_get_kernel_argument(regs, 1));
 	return 0;
@@ -558,148 +834,135 @@ static int rec_kmem_uncharge(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-/*
- * The points, by name, in the order of the status line: their probes are
- * filled in at each start.  Names of one group mean the same in different
- * kernels and are tried in order, the newest first: the first the kernel
- * has is the group's point, so an event is never recorded twice where a
- * kernel has both an old and a new name.
- */
-struct rec_point {
-	const char *name;
-	u8 group;
-	kprobe_pre_handler_t pre;	/* kprobes only */
+/* The handlers of each point (rec_points_desc[]: a kretprobe's or a kprobe's). */
+static const struct {
+	kretprobe_handler_t entry;
+	kprobe_pre_handler_t pre;
+} rec_handlers[NR_MCS_RP] = {
+	[MCS_RP_TRY_CHARGE] = { .entry = rec_try_charge_entry },
+	[MCS_RP_CHARGE_ACCOUNT] = { .entry = rec_charge_account_entry },
+	[MCS_RP_OBJ_CHARGE] = { .entry = rec_obj_charge_entry },
+	[MCS_RP_OBJ_PAGES] = { .entry = rec_obj_pages_entry },
+	[MCS_RP_SLAB_CHARGE] = { .pre = rec_slab_charge },
+	[MCS_RP_REFILL_STOCK] = { .pre = rec_refill_obj_stock },
+	[MCS_RP_REFILL] = { .pre = rec_refill_obj },
+	[MCS_RP_UNCHARGE] = { .pre = rec_uncharge_folio },
+	[MCS_RP_UNCHARGE_FOLIOS] = { .pre = rec_uncharge_folios },
+	[MCS_RP_UNCHARGE_LIST] = { .pre = rec_uncharge_list },
+	[MCS_RP_CANCEL] = { .pre = rec_cancel },
+	[MCS_RP_SK_UNCHARGE] = { .pre = rec_sk_uncharge },
+	[MCS_RP_UNCHARGE_SKMEM] = { .pre = rec_uncharge_skmem },
+	[MCS_RP_KMEM_UNCHARGE] = { .pre = rec_kmem_uncharge },
 };
 
-static const struct rec_point rec_kret_points[] = {
-	{ "try_charge_memcg", RG_PAGE_CHARGE },
-	{ "obj_cgroup_charge", RG_BYTE_CHARGE },
-	{ "obj_cgroup_charge_pages", RG_OBJ_PAGES },
-};
-
-static struct kretprobe rec_kretprobes[] = {
-	{ .entry_handler = rec_try_charge_entry, .handler = rec_call_return,
-	  .data_size = sizeof(struct rec_call) },
-	{ .entry_handler = rec_obj_charge_entry, .handler = rec_call_return,
-	  .data_size = sizeof(struct rec_call) },
-	{ .entry_handler = rec_obj_pages_entry, .handler = rec_call_return,
-	  .data_size = sizeof(struct rec_call) },
-};
-
-static const struct rec_point rec_kprobe_points[] = {
-	{ "__account_obj_stock", RG_SLAB_CHARGE, rec_slab_charge },
-	{ "__refill_obj_stock", RG_BYTE_UNCHARGE, rec_refill_obj_stock },
-	{ "refill_obj_stock", RG_BYTE_UNCHARGE, rec_refill_obj },
-	{ "__mem_cgroup_uncharge", RG_FOLIO, rec_uncharge_folio },
-	{ "__mem_cgroup_uncharge_folios", RG_FOLIOS, rec_uncharge_folios },
-	{ "mem_cgroup_cancel_charge", RG_CANCEL, rec_cancel },
-	{ "mem_cgroup_sk_uncharge", RG_SOCK, rec_sk_uncharge },
-	{ "mem_cgroup_uncharge_skmem", RG_SOCK, rec_uncharge_skmem },
-	{ "__memcg_kmem_uncharge_page", RG_KMEM, rec_kmem_uncharge },
-};
-
-static struct kprobe rec_kprobes[ARRAY_SIZE(rec_kprobe_points)];
-static bool rec_kret_on[ARRAY_SIZE(rec_kretprobes)];
-static bool rec_kp_on[ARRAY_SIZE(rec_kprobes)];
+/* Filled in at each start: a point's kretprobe or kprobe, whichever it has. */
+static struct kretprobe rec_krets[NR_MCS_RP];
+static struct kprobe rec_kps[NR_MCS_RP];
 
 static void rec_probes_off(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(rec_kretprobes); i++)
-		if (rec_kret_on[i])
-			unregister_kretprobe(&rec_kretprobes[i]);
-	for (i = 0; i < ARRAY_SIZE(rec_kprobes); i++)
-		if (rec_kp_on[i])
-			unregister_kprobe(&rec_kprobes[i]);
+	for (i = 0; i < NR_MCS_RP; i++) {
+		if (!(rec_on & BIT(i)))
+			continue;
+		if (rec_points_desc[i].ret)
+			unregister_kretprobe(&rec_krets[i]);
+		else
+			unregister_kprobe(&rec_kps[i]);
+	}
 	/* handlers still running on another CPU are over after this */
 	synchronize_rcu();
-	memset(rec_kret_on, 0, sizeof(rec_kret_on));
-	memset(rec_kp_on, 0, sizeof(rec_kp_on));
-	for (i = 0; i < NR_RG; i++)
-		WRITE_ONCE(rec_group_on[i], false);
 }
 
 static unsigned int rec_missed(void)
 {
 	unsigned int i, missed = 0;
 
-	for (i = 0; i < ARRAY_SIZE(rec_kretprobes); i++)
-		missed += rec_kretprobes[i].nmissed;
+	for (i = 0; i < NR_MCS_RP; i++)
+		if ((rec_on & BIT(i)) && rec_points_desc[i].ret)
+			missed += rec_krets[i].nmissed;
 	return missed;
 }
 
-/* Each probe is registered disarmed and armed only on the kernel's own text. */
-static bool rec_kretprobe_on(struct kretprobe *rp)
+/*
+ * mcs_rec_points_select()'s question for the running kernel: is @point's
+ * probe registered (disarmed) on the kernel's own text?  It stays
+ * registered; all are armed once the choice is made.
+ */
+static bool rec_point_has(unsigned int point, void *arg)
 {
-	rp->kp.flags = KPROBE_FLAG_DISABLED;
-	if (register_kretprobe(rp))
+	const struct rec_point *pt = &rec_points_desc[point];
+	unsigned long addr;
+
+	if (pt->ret) {
+		struct kretprobe *rp = &rec_krets[point];
+
+		/* a fresh instance pool each time; charges may sleep in reclaim */
+		memset(rp, 0, sizeof(*rp));
+		rp->kp.symbol_name = pt->name;
+		rp->kp.flags = KPROBE_FLAG_DISABLED;
+		rp->entry_handler = rec_handlers[point].entry;
+		rp->handler = rec_call_return;
+		rp->data_size = sizeof(struct rec_call);
+		rp->maxactive = max_t(int, 64, 8 * num_possible_cpus());
+		if (register_kretprobe(rp))
+			return false;
+		addr = (unsigned long)rp->kp.addr;
+		if (rec_kernel_text(addr))
+			return true;
+		unregister_kretprobe(rp);
 		return false;
-	if (rec_kernel_text((unsigned long)rp->kp.addr) && !enable_kretprobe(rp))
+	}
+	memset(&rec_kps[point], 0, sizeof(rec_kps[point]));
+	rec_kps[point].symbol_name = pt->name;
+	rec_kps[point].flags = KPROBE_FLAG_DISABLED;
+	rec_kps[point].pre_handler = rec_handlers[point].pre;
+	if (register_kprobe(&rec_kps[point]))
+		return false;
+	if (rec_kernel_text((unsigned long)rec_kps[point].addr))
 		return true;
-	unregister_kretprobe(rp);
+	unregister_kprobe(&rec_kps[point]);
 	return false;
 }
 
-static bool rec_kprobe_on(struct kprobe *kp)
-{
-	kp->flags = KPROBE_FLAG_DISABLED;
-	if (register_kprobe(kp))
-		return false;
-	if (rec_kernel_text((unsigned long)kp->addr) && !enable_kprobe(kp))
-		return true;
-	unregister_kprobe(kp);
-	return false;
-}
-
-/* @name in use for its group: into the status line's list. */
-static void rec_point_on(const struct rec_point *pt, size_t *len)
-{
-	WRITE_ONCE(rec_group_on[pt->group], true);
-	*len += scnprintf(rec_points + *len, sizeof(rec_points) - *len, "%s%s",
-			  *len ? "," : "", pt->name);
-}
-
-/* Register every point the kernel has; -ENOENT without the page charge. */
+/*
+ * Register every point the kernel has (mcs_rec_points_select()), then arm
+ * them: a handler never runs before the set of points in use is known.
+ * -ENOENT without the page charge point.
+ */
 static int rec_probes_on(void)
 {
-	size_t len = 0;
+	unsigned long on;
 	unsigned int i;
+	size_t len = 0;
+	int ret = 0;
 
 	rec_points[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(rec_callers); i++)
-		rec_range_find(&rec_callers[i]);
-	for (i = 0; i < ARRAY_SIZE(rec_kretprobes); i++) {
-		struct kretprobe *rp = &rec_kretprobes[i];
-
-		/* a fresh instance pool each time; charges may sleep in reclaim */
-		memset(&rp->kp, 0, sizeof(rp->kp));
-		rp->kp.symbol_name = rec_kret_points[i].name;
-		rp->maxactive = max_t(int, 64, 8 * num_possible_cpus());
-		rp->nmissed = 0;
-		rec_kret_on[i] = rec_kretprobe_on(rp);
-		if (rec_kret_on[i])
-			rec_point_on(&rec_kret_points[i], &len);
-	}
-	for (i = 0; i < ARRAY_SIZE(rec_kprobes); i++) {
-		const struct rec_point *pt = &rec_kprobe_points[i];
-		struct kprobe *kp = &rec_kprobes[i];
-
-		if (rec_group_on[pt->group])
-			continue;
-		memset(kp, 0, sizeof(*kp));
-		kp->symbol_name = pt->name;
-		kp->pre_handler = pt->pre;
-		rec_kp_on[i] = rec_kprobe_on(kp);
-		if (rec_kp_on[i])
-			rec_point_on(pt, &len);
-	}
-	if (!rec_kret_on[0]) {
+		rec_range_find(i);
+	on = mcs_rec_points_select(rec_point_has, NULL);
+	WRITE_ONCE(rec_on, on);
+	if (!(on & BIT(MCS_RP_TRY_CHARGE))) {
 		/* no probe on try_charge_memcg: the page charge point is unknown */
 		rec_probes_off();
+		WRITE_ONCE(rec_on, 0);
 		return -ENOENT;
 	}
-	return 0;
+	for (i = 0; i < NR_MCS_RP; i++) {
+		if (!(on & BIT(i)))
+			continue;
+		len += scnprintf(rec_points + len, sizeof(rec_points) - len, "%s%s",
+				 len ? "," : "", rec_points_desc[i].name);
+		if (!ret)
+			ret = rec_points_desc[i].ret ? enable_kretprobe(&rec_krets[i]) :
+						       enable_kprobe(&rec_kps[i]);
+	}
+	if (ret) {
+		rec_probes_off();
+		WRITE_ONCE(rec_on, 0);
+	}
+	return ret;
 }
 
 static void rec_buffers_free(void)
@@ -734,8 +997,8 @@ static int rec_buffers_alloc(unsigned int cap)
 		local_set(&rc->head, 0);
 		local_set(&rc->lost, 0);
 		local_set(&rc->nmi, 0);
+		local_set(&rc->unknown, 0);
 	}
-	atomic_set(&rec_table_lost, 0);
 	rec_cap = cap;
 	return 0;
 }
@@ -788,6 +1051,7 @@ static u64 rec_sum(local_t *(*field)(struct rec_cpu *rc))
 
 static local_t *rec_lost_of(struct rec_cpu *rc) { return &rc->lost; }
 static local_t *rec_nmi_of(struct rec_cpu *rc) { return &rc->nmi; }
+static local_t *rec_unknown_of(struct rec_cpu *rc) { return &rc->unknown; }
 
 /* The trace file: built once at open, read with simple_read_from_buffer(). */
 struct rec_out {
@@ -839,7 +1103,9 @@ static unsigned int rec_build_memcgs(struct mcs_trace_memcg *out, int *map)
 
 /*
  * The stream: the CPUs' buffers merged by timestamp, each CPU in its own
- * order; memcgs renumbered; the opening balances from the running sums.
+ * order; memcgs renumbered; the opening balances from the running sums
+ * (each memcg's own events: pages in bal[4i] and its low-water mark in
+ * bal[4i + 1], bytes in bal[4i + 2] and bal[4i + 3]).
  */
 static unsigned int rec_build_events(struct mcs_trace_event *out, unsigned int total,
 				     const int *map, s64 *bal)
@@ -868,7 +1134,6 @@ static unsigned int rec_build_events(struct mcs_trace_event *out, unsigned int t
 			continue;
 		out[n] = *e;
 		out[n].memcg = map[e->memcg];
-		/* running balance, low-water mark: pages in bal[4i..4i+1], bytes after */
 		b = &bal[4 * out[n].memcg + (e->kind >= MCS_TRACE_BYTE_CHARGE ? 2 : 0)];
 		if (e->kind == MCS_TRACE_PAGE_CHARGE || e->kind == MCS_TRACE_BYTE_CHARGE)
 			b[0] += e->amount;
@@ -879,6 +1144,40 @@ static unsigned int rec_build_events(struct mcs_trace_event *out, unsigned int t
 	}
 	kfree(pos);
 	return n;
+}
+
+/*
+ * A memcg whose opening balance is beyond what a replay takes
+ * (MCS_TRACE_MAX_OPEN_PAGES, MCS_TRACE_MAX_OPEN_BYTES: charged long before
+ * the recording and uncharged during it) keeps its place in the table but
+ * none of its events, which count as lost: its balance is 0.  The other
+ * memcgs' balances depend on their own events only.  Returns the events
+ * kept.
+ */
+static unsigned int rec_drop_unbounded(struct mcs_trace_event *ev, unsigned int n,
+				       unsigned int nm, s64 *bal)
+{
+	unsigned int i, kept = 0;
+	bool any = false;
+	u8 *drop;
+
+	drop = kcalloc(nm, sizeof(*drop), GFP_KERNEL);
+	if (!drop)
+		return n;
+	for (i = 0; i < nm; i++) {
+		drop[i] = -bal[4 * i + 1] > MCS_TRACE_MAX_OPEN_PAGES ||
+			  -bal[4 * i + 3] > (s64)MCS_TRACE_MAX_OPEN_BYTES;
+		if (drop[i]) {
+			bal[4 * i + 1] = 0;
+			bal[4 * i + 3] = 0;
+			any = true;
+		}
+	}
+	for (i = 0; any && i < n; i++)
+		if (!drop[ev[i].memcg])
+			ev[kept++] = ev[i];
+	kfree(drop);
+	return any ? kept : n;
 }
 
 static int rec_build(struct rec_out *o)
@@ -905,6 +1204,7 @@ static int rec_build(struct rec_out *o)
 	o->size = size;
 	h = o->buf;
 	n = rec_build_events(o->buf + sizeof(*h) + nm * sizeof(*memcgs), total, map, bal);
+	n = rec_drop_unbounded(o->buf + sizeof(*h) + nm * sizeof(*memcgs), n, nm, bal);
 	o->size = sizeof(*h) + nm * sizeof(*memcgs) + (size_t)n * sizeof(struct mcs_trace_event);
 	for (i = 0; i < nm; i++) {
 		memcgs[i].open_pages = -bal[4 * i + 1];
@@ -917,18 +1217,19 @@ static int rec_build(struct rec_out *o)
 	h->header_size = sizeof(*h);
 	h->memcg_size = sizeof(struct mcs_trace_memcg);
 	h->event_size = sizeof(struct mcs_trace_event);
-	h->nr_cpus = num_possible_cpus();
+	/* CPU ids: every event's cpu is below nr_cpu_ids (a sparse mask has gaps) */
+	h->nr_cpus = nr_cpu_ids;
 	h->nr_memcgs = nm;
 	h->nr_events = n;
 	h->page_size = PAGE_SIZE;
-	h->lost = rec_sum(rec_lost_of) + atomic_read(&rec_table_lost) + total - n;
+	h->lost = rec_sum(rec_lost_of) + total - n;
 	h->skipped_nmi = rec_sum(rec_nmi_of);
 	h->missed = rec_missed();
 	h->duration_ns = rec_t1 - rec_t0;
 	strscpy_pad(h->release, init_utsname()->release, sizeof(h->release));
 	strscpy_pad(h->workload, rec_workload, sizeof(h->workload));
-	scnprintf(h->note, sizeof(h->note), "%s%sprobes=%s", rec_note, rec_note[0] ? " " : "",
-		  rec_points);
+	scnprintf(h->note, sizeof(h->note), "%s%sunknown=%llu probes=%s", rec_note,
+		  rec_note[0] ? " " : "", rec_sum(rec_unknown_of), rec_points);
 	ret = 0;
 out:
 	kvfree(bal);
@@ -991,12 +1292,12 @@ static int rec_status(char *buf, size_t size)
 		for_each_possible_cpu(cpu)
 			events += rec_count(cpu);
 	return scnprintf(buf, size,
-			 "record state=%s workload=%s events=%llu lost=%llu nmi=%llu missed=%u points=%s\n",
+			 "record state=%s workload=%s events=%llu lost=%llu nmi=%llu missed=%u unknown=%llu points=%s\n",
 			 states[rec_state], rec_workload[0] ? rec_workload : "-", events,
-			 rec_state == REC_IDLE ? 0 :
-			 rec_sum(rec_lost_of) + atomic_read(&rec_table_lost),
+			 rec_state == REC_IDLE ? 0 : rec_sum(rec_lost_of),
 			 rec_state == REC_IDLE ? 0 : rec_sum(rec_nmi_of),
 			 rec_missed(),
+			 rec_state == REC_IDLE ? 0 : rec_sum(rec_unknown_of),
 			 rec_points[0] ? rec_points : "-");
 }
 

@@ -83,17 +83,20 @@ enum mcs_trace_source {
  * @header_size: sizeof(struct mcs_trace_header)
  * @memcg_size: sizeof(struct mcs_trace_memcg)
  * @event_size: sizeof(struct mcs_trace_event)
- * @nr_cpus: CPUs of the recording machine (every event's cpu is below)
+ * @nr_cpus: CPU ids of the recording machine, its nr_cpu_ids (every
+ *	event's cpu is below)
  * @nr_memcgs: entries of the memcg table
  * @nr_events: events of the stream
  * @page_size: the recording kernel's PAGE_SIZE
- * @lost: events that found their CPU's buffer full (not in the stream)
+ * @lost: events not in the stream: their CPU's buffer was full, their
+ *	amount out of bounds, or their memcg had no place in the table (full,
+ *	too deep, an opening balance beyond the bounds above)
  * @skipped_nmi: events in NMI context (not recorded)
  * @missed: charges whose return the kernel's kretprobe pool missed
  * @duration_ns: from the start of the recording to its stop
  * @release: the recording kernel's release (uname -r), NUL-padded
  * @workload: the workload's name, NUL-padded
- * @note: how it was recorded (probes, cgroups, machine), NUL-padded
+ * @note: how it was recorded (workload, unknown= calls, probes), NUL-padded
  */
 struct mcs_trace_header {
 	char magic[8];

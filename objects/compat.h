@@ -435,6 +435,18 @@ static inline void *mcs_compat_kernel_function(const char *name)
 #else
 #include <linux/pagevec.h>
 #endif
+/*
+ * A socket's memcg: mem_cgroup_from_sk() (include/net/sock.h) from 6.18 on,
+ * where mem_cgroup_sk_uncharge(sk, nr) took the place of
+ * mem_cgroup_uncharge_skmem(memcg, nr) and the helper is the way to read
+ * sk_memcg; before, the field itself (only some stable trees have the
+ * helper).  The caller includes <net/sock.h>.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define mcs_compat_sk_memcg(sk)	mem_cgroup_from_sk(sk)
+#else
+#define mcs_compat_sk_memcg(sk)	READ_ONCE((sk)->sk_memcg)
+#endif
 #else
 #define MCS_HAVE_RECORDER	0
 #endif
