@@ -54,11 +54,12 @@ static int modes_show(struct seq_file *m, void *v)
 		const struct mcs_design *d = mcs_stock_design[mode];
 		const struct mcs_mode_info *info = mcs_stock_modes[mode];
 
-		seq_printf(m, "mode=%s id=%d design=%s group=%s abbr=%s control=%d batches=%d memcgs_per_cpu=%u",
+		seq_printf(m, "mode=%s id=%d design=%s group=%s abbr=%s control=%d batches=%d memcgs_per_cpu=%u refills=%d",
 			   mcs_stock_mode_name(mode), mode, d->name, info->group ?: "-",
 			   info->abbr, !!(info->flags & MCS_MODE_CONTROL), d->batches,
-			   d->memcgs_per_cpu);
-		modes_show_stocks(m, d->kinds);
+			   d->memcgs_per_cpu,
+			   d->memcgs_per_cpu && !(info->flags & MCS_MODE_NO_REFILL));
+		modes_show_stocks(m, mcs_mode_kinds(info, d));
 		modes_show_params(m, info->params);
 		seq_printf(m, " cycles=%s\n", info->cycles);
 	}

@@ -50,6 +50,33 @@ void mcs_test_mode_desc(const enum mcs_stock_mode *m, char *desc)
 	strscpy(desc, mcs_stock_mode_name(*m), KUNIT_PARAM_DESC_SIZE);
 }
 
+/* every mode of the binding table, in its order */
+static const enum mcs_stock_mode mcs_test_modes[] = {
+	MCS_STOCK_DESIGNS(MCS_MODE_ENUM)
+};
+
+/*
+ * The mode after @prev (NULL: the first) that mcs_stock_set_mode() takes
+ * and @keep keeps, its name in @desc; NULL after the last
+ * (mcs_kunit.h).
+ */
+const void *mcs_test_mode_next(const void *prev, char *desc,
+			       bool (*keep)(enum mcs_stock_mode mode))
+{
+	const enum mcs_stock_mode *m = prev ? (const enum mcs_stock_mode *)prev + 1 :
+					      mcs_test_modes;
+
+	for (; m < mcs_test_modes + ARRAY_SIZE(mcs_test_modes); m++) {
+		if (mcs_stock_mode_info(*m)->flags & MCS_MODE_CONTROL)
+			continue;
+		if (keep && !keep(*m))
+			continue;
+		mcs_test_mode_desc(m, desc);
+		return m;
+	}
+	return NULL;
+}
+
 void mcs_test_restore_mode(void *unused)
 {
 	mcs_stock_set_mode(MCS_MODE_DECOUPLED);

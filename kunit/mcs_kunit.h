@@ -10,6 +10,7 @@
 #include <kunit/test.h>
 #include <linux/hrtimer.h>
 
+#include "objects/compat.h"
 #include "stocks/stock_designs.h"
 #include "harness/harness.h"
 
@@ -17,6 +18,43 @@ struct mcs_memcg *mcs_test_memcg(struct kunit *test, struct mcs_memcg *parent);
 struct mcs_objcg *mcs_test_objcg(struct kunit *test, struct mcs_memcg *memcg);
 int mcs_test_leak_check_init(struct kunit *test);
 void mcs_test_mode_desc(const enum mcs_stock_mode *m, char *desc);
+const void *mcs_test_mode_next(const void *prev, char *desc,
+			       bool (*keep)(enum mcs_stock_mode mode));
+
+/*
+ * A parameter generator over the modes: every mode of the binding table
+ * that mcs_stock_set_mode() takes (the benchmark's controls left out), in
+ * the table's order, that @keep (NULL: every one) keeps, for
+ * KUNIT_CASE_PARAM():
+ *
+ *	static MCS_KUNIT_GEN_PARAMS(mode_gen_params)
+ *	{
+ *		return mcs_test_mode_next(prev, desc, keep);
+ *	}
+ *
+ * Each case derives its expectations from the mode's metadata (its
+ * design's struct mcs_design, its struct mcs_mode_info), so that a mode
+ * added to the table is in every such case without an edit here.
+ */
+
+/* A page stock: a charge or uncharge can leave pages cached. */
+static inline bool mcs_test_mode_has_page_stock(enum mcs_stock_mode mode)
+{
+	return mcs_stock_mode_design(mode)->memcgs_per_cpu;
+}
+
+/* The stocks live in the memcgs (per-CPU counts), not in per-CPU structs. */
+static inline bool mcs_test_mode_stock_in_memcgs(enum mcs_stock_mode mode)
+{
+	return mcs_stock_mode_design(mode)->drain_memcg;
+}
+
+/* The kinds of per-CPU stock the mode fills. */
+static inline const struct mcs_stock_kind *const *mcs_test_mode_kinds(enum mcs_stock_mode mode)
+{
+	return mcs_mode_kinds(mcs_stock_mode_info(mode), mcs_stock_mode_design(mode));
+}
+
 void mcs_test_restore_mode(void *unused);
 void mcs_test_use_mode(struct kunit *test, enum mcs_stock_mode mode);
 void mcs_test_hook_clear(void *unused);

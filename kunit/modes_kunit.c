@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite for the stock modes: every mode (decoupled, coupled, none,
- * decoupled-owner, percpu-counter, hahn-v4, hahn-v6, decoupled-7.3) keeps
- * pages and bytes exact under load from every context, and a mode
- * switch leaves nothing cached.  The benchmark's control "coupled-noirq"
- * is refused here (mcs_stock_set_mode()); the benchmark's own exactness
- * check (bench_badinput) covers it.
+ * KUnit suite for the stock modes: every mode of the binding table keeps
+ * pages and bytes exact under load from every context, and a mode switch
+ * leaves nothing cached.  The cases take the modes from the table
+ * (mcs_test_mode_next()) and what to expect of each from its metadata:
+ * a page stock or none, stocks in the memcgs or in per-CPU structs, the
+ * kinds of stock it fills, batching.  A benchmark control (MCS_MODE_CONTROL,
+ * "coupled-noirq") is refused by mcs_stock_set_mode(): it is in the fence
+ * rotation only; the benchmark's own exactness check (bench_badinput)
+ * covers it.
  */
 #include <kunit/test.h>
 #include <linux/cpu.h>
@@ -17,18 +20,16 @@
 
 #include "mcs_kunit.h"
 
-static const enum mcs_stock_mode modes[] = {
-	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER,
-	MCS_MODE_PERCPU_COUNTER, MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6, MCS_MODE_DECOUPLED_73,
-};
-
-/* The modes whose stock is the memcg's per-CPU counts (stock_designs.h). */
+/*
+ * The modes whose stock lives in the memcgs: the memcg's per-CPU counts
+ * (drain_memcg; "percpu-counter", "hahn-v4"), the only such stock.
+ */
 static bool mode_uses_counts(enum mcs_stock_mode mode)
 {
-	return mode == MCS_MODE_PERCPU_COUNTER || mode == MCS_MODE_HAHN_V4;
+	return mcs_test_mode_stock_in_memcgs(mode);
 }
 
-/* Pages held for @memcg in its per-CPU counts ("percpu-counter", "hahn-v4"). */
+/* Pages held for @memcg in its per-CPU counts. */
 static long counter_stock_pages(struct mcs_memcg *memcg)
 {
 	long sum = 0;
@@ -41,7 +42,10 @@ static long counter_stock_pages(struct mcs_memcg *memcg)
 	return sum;
 }
 
-KUNIT_ARRAY_PARAM(mode, modes, mcs_test_mode_desc);
+static MCS_KUNIT_GEN_PARAMS(mode_gen_params)
+{
+	return mcs_test_mode_next(prev, desc, NULL);
+}
 
 #define NR_MODE_MEMCGS	3
 
@@ -104,10 +108,26 @@ static void mode_all_contexts_exact(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(l->memcg[0]), 0UL);
 }
 
+/* Refused by mcs_stock_set_mode(): no mode, and every benchmark control. */
+static void expect_set_mode_refusals(struct kunit *test)
+{
+	int m;
+
+	KUNIT_EXPECT_EQ(test, mcs_stock_set_mode(NR_MCS_MODES), -EINVAL);
+	for (m = 0; m < NR_MCS_MODES; m++) {
+		if (!(mcs_stock_mode_info(m)->flags & MCS_MODE_CONTROL))
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, mcs_stock_set_mode(m), -EINVAL, "control %s",
+				    mcs_stock_mode_name(m));
+		KUNIT_EXPECT_NE(test, mcs_stock_get_mode(), m);
+	}
+}
+
 /*
- * A switch drains what the old mode cached.  Mode "none" has no stock: it
- * keeps the sub-page remainder of bytes on the objcg ("objcg-atomic"),
- * which is not drained by a switch and is not a page of the memcg's.
+ * A switch drains what the old mode cached.  A mode without a page stock
+ * ("none") keeps the sub-page remainder of bytes on the objcg
+ * ("objcg-atomic"), which is not drained by a switch and is not a page of
+ * the memcg's.
  */
 static void mode_switch_drains(struct kunit *test)
 {
@@ -122,7 +142,7 @@ static void mode_switch_drains(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mcs_obj_charge(objcg, GFP_KERNEL, 100), 0);
 	mcs_uncharge_pages(memcg, 1);
 	mcs_obj_uncharge(objcg, 100);
-	if (mode == MCS_MODE_NONE) {
+	if (!mcs_test_mode_has_page_stock(mode)) {
 		/* no stock: no page stays charged, no reference is cached */
 		KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 		KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
@@ -137,16 +157,15 @@ static void mode_switch_drains(struct kunit *test)
 		KUNIT_EXPECT_GT(test, mcs_memcg_usage(memcg), 1UL);
 		KUNIT_EXPECT_GT(test, refcount_read(&memcg->refcnt), 1U);
 	}
+	/* to "none", or from it to the default mode */
 	KUNIT_EXPECT_EQ(test, mcs_stock_set_mode(mode == MCS_MODE_NONE ?
 						 MCS_MODE_DECOUPLED : MCS_MODE_NONE), 0);
 	/* nothing live: nothing may remain */
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 	KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
 	KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
-	KUNIT_EXPECT_EQ(test, mcs_stock_set_mode(NR_MCS_MODES), -EINVAL);
-	/* the benchmark's control is never the module's stock mode */
-	KUNIT_EXPECT_EQ(test, mcs_stock_set_mode(MCS_MODE_COUPLED_NOIRQ), -EINVAL);
-	KUNIT_EXPECT_NE(test, mcs_stock_get_mode(), MCS_MODE_COUPLED_NOIRQ);
+	/* a benchmark control is never the module's stock mode */
+	expect_set_mode_refusals(test);
 }
 
 /*
@@ -185,43 +204,63 @@ static bool fence_load_one(void *arg, u32 *seed, enum mcs_load_ctx ctx)
 	return true;
 }
 
-/* Does a stock other than @mode's cache the test's memcg or objcg? */
-static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int *where)
+/* Does @kinds (NULL-terminated) have @kind? */
+static bool kinds_have(const struct mcs_stock_kind *const *kinds, const struct mcs_stock_kind *kind)
 {
-	int cpu, i;
+	for (; *kinds; kinds++)
+		if (*kinds == kind)
+			return true;
+	return false;
+}
+
+struct slot_probe {
+	struct mcs_memcg *memcg;
+	const char *stock;
+};
+
+/* mcs_slot_fn: a slot of the test's memcg (an objcg slot: the objcg's memcg) */
+static void slot_probe_fn(const struct mcs_stock_slot *slot, void *arg)
+{
+	struct slot_probe *p = arg;
+
+	if (slot->memcg == p->memcg)
+		p->stock = slot->stock;
+}
+
+/*
+ * Does a stock other than @mode's cache the test's memcg or objcg?  Every
+ * kind of per-CPU stock of every design that @mode does not fill is walked
+ * (its walker, struct mcs_stock_kind), and the memcg's per-CPU counts
+ * unless @mode's stock is them.  @where: the CPU and the stock's name.
+ */
+static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int *where,
+			     const char **stock)
+{
+	const struct mcs_stock_kind *const *own = mcs_test_mode_kinds(mode);
+	struct slot_probe p = { .memcg = l->memcg };
+	const struct mcs_stock_kind *const *k;
+	int cpu, m;
 
 	for_each_possible_cpu(cpu) {
-		struct mcs_memcg_stock *ms = per_cpu_ptr(&mcs_memcg_stock, cpu);
-		struct mcs_obj_stock *os = per_cpu_ptr(&mcs_obj_stock, cpu);
-		struct mcs_obj73_stock *os73 = per_cpu_ptr(&mcs_obj73_stock, cpu);
-		struct mcs_coupled_stock *cs = per_cpu_ptr(&mcs_coupled_stock, cpu);
-		struct mcs_hahn_v6_stock *hs = per_cpu_ptr(&mcs_hahn_v6_stock, cpu);
-
 		*where = cpu;
-		/* "decoupled-7.3" has the memcg stock, not the obj stock */
-		if (!mcs_mode_is_decoupled(mode) && mode != MCS_MODE_DECOUPLED_73)
-			for (i = 0; i < NR_MEMCG_STOCK; i++)
-				if (READ_ONCE(ms->cached[i]) == l->memcg)
+		for (m = 0; m < NR_MCS_MODES; m++) {
+			for (k = mcs_test_mode_kinds(m); *k; k++) {
+				if (kinds_have(own, *k))
+					continue;
+				rcu_read_lock();
+				(*k)->walk(cpu, slot_probe_fn, &p);
+				rcu_read_unlock();
+				if (p.stock) {
+					*stock = p.stock;
 					return true;
-		if (!mcs_mode_is_decoupled(mode))
-			for (i = 0; i < NR_OBJ_STOCK; i++)
-				if (READ_ONCE(os->cached[i]) == l->objcg)
-					return true;
-		if (mode != MCS_MODE_DECOUPLED_73)
-			for (i = 0; i < NR_OBJ73_STOCK; i++)
-				if (READ_ONCE(os73->cached[i]) == l->objcg)
-					return true;
-		if (mode != MCS_MODE_COUPLED &&
-		    (READ_ONCE(cs->cached) == l->memcg ||
-		     READ_ONCE(cs->cached_objcg) == l->objcg))
-			return true;
+				}
+			}
+		}
 		if (!mode_uses_counts(mode) &&
-		    atomic_read(per_cpu_ptr(l->memcg->counter_stock, cpu)))
+		    atomic_read(per_cpu_ptr(l->memcg->counter_stock, cpu))) {
+			*stock = "per-CPU counts";
 			return true;
-		if (mode != MCS_MODE_HAHN_V6)
-			for (i = 0; i < NR_MEMCG_STOCK; i++)
-				if (READ_ONCE(hs->cached[i]) == &l->memcg->memory)
-					return true;
+		}
 	}
 	return false;
 }
@@ -230,31 +269,40 @@ static bool other_mode_holds(struct fence_load *l, enum mcs_stock_mode mode, int
  * 300 rounds take seconds on real hardware but minutes under TCG (78 s on
  * the 2-vCPU PREEMPT_RT debug guest of make check, and KUnit's 300 s case
  * timeout was hit on a 4-node, 4-vCPU one): the case stops at
- * FENCE_BUDGET_S once every mode has been switched to at least four times,
+ * FENCE_BUDGET_S once every switch of the rotation has been made once,
  * and reports how many switches it made.
  */
 #define FENCE_ROUNDS		300
-#define FENCE_MIN_ROUNDS	(4 * ARRAY_SIZE(fence_modes))
+#define FENCE_SWITCHES		(NR_MCS_MODES * (NR_MCS_MODES - 1))
 #define FENCE_BUDGET_S		10
 
 /*
- * the rotation: every mode, the benchmark's control between its two
- * neighbours, "decoupled-owner" from and to "decoupled" and from "none",
- * "percpu-counter" from and to a design with per-CPU structs, "hahn-v4"
- * from and to "percpu-counter" (their shared counts), "hahn-v6" from
- * and to designs with per-CPU structs, "decoupled-7.3" from
- * "percpu-counter" and to and from "decoupled-owner" and on to
- * "decoupled" (the rotation's wrap)
+ * The rotation: every mode of the table, the benchmark's controls among
+ * them, switched to from every other mode once per turn (an Eulerian
+ * circuit of the complete graph of switches, FENCE_SWITCHES of them, from
+ * and back to mode 0).  fence_modes[i] -> fence_modes[i + 1] is a switch.
  */
-static const enum mcs_stock_mode fence_modes[] = {
-	MCS_MODE_DECOUPLED, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_DECOUPLED,
-	MCS_MODE_COUPLED, MCS_MODE_COUPLED_NOIRQ, MCS_MODE_COUPLED,
-	MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_COUPLED_NOIRQ,
-	MCS_MODE_PERCPU_COUNTER, MCS_MODE_DECOUPLED, MCS_MODE_PERCPU_COUNTER,
-	MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6, MCS_MODE_DECOUPLED, MCS_MODE_HAHN_V6,
-	MCS_MODE_HAHN_V4, MCS_MODE_PERCPU_COUNTER,
-	MCS_MODE_DECOUPLED_73, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_DECOUPLED_73,
-};
+static enum mcs_stock_mode fence_modes[FENCE_SWITCHES + 1];
+
+static void fence_rotation(void)
+{
+	static int stack[FENCE_SWITCHES + 1];
+	int next[NR_MCS_MODES] = { };
+	int sp = 0, n = FENCE_SWITCHES;
+
+	/* Hierholzer: the circuit comes out backwards, itself a circuit */
+	stack[sp++] = 0;
+	while (sp) {
+		int v = stack[sp - 1];
+
+		if (next[v] == v)
+			next[v]++;
+		if (next[v] < NR_MCS_MODES)
+			stack[sp++] = next[v]++;
+		else
+			fence_modes[n--] = stack[--sp];
+	}
+}
 
 /* The switches, from the test thread while the load runs (mcs_run_load()). */
 static void fence_switches(void *arg)
@@ -263,10 +311,11 @@ static void fence_switches(void *arg)
 	struct fence_load *l = arg;
 	int i, where, round;
 
-	for (round = 0; round < FENCE_ROUNDS && !l->bad; round++) {
-		enum mcs_stock_mode mode = fence_modes[round % ARRAY_SIZE(fence_modes)];
+	for (round = 0; round < max(FENCE_ROUNDS, FENCE_SWITCHES) && !l->bad; round++) {
+		enum mcs_stock_mode mode = fence_modes[1 + round % FENCE_SWITCHES];
+		const char *stock = NULL;
 
-		if (round >= FENCE_MIN_ROUNDS && time_after(jiffies, deadline))
+		if (round >= FENCE_SWITCHES && time_after(jiffies, deadline))
 			break;
 
 		/* no assertion here: the load must be stopped by mcs_run_load() */
@@ -276,14 +325,12 @@ static void fence_switches(void *arg)
 				   mcs_stock_mode_name(mode));
 			break;
 		}
-		if (mode == MCS_MODE_COUPLED_NOIRQ)
-			mode = MCS_MODE_COUPLED;	/* the same stock */
 		/* watch a while: a stale refill may come late */
 		for (i = 0; i < 20 && !l->bad; i++) {
-			if (other_mode_holds(l, mode, &where)) {
+			if (other_mode_holds(l, mode, &where, &stock)) {
 				l->bad++;
-				KUNIT_FAIL(l->test, "round %d: mode %s, cpu %d: %s", round,
-					   mcs_stock_mode_name(mode), where,
+				KUNIT_FAIL(l->test, "round %d: mode %s, cpu %d, %s stock: %s",
+					   round, mcs_stock_mode_name(mode), where, stock,
 					   "another mode's stock holds the load's");
 			}
 			usleep_range(20, 40);
@@ -305,6 +352,8 @@ static void mode_switch_is_a_fence(struct kunit *test)
 	struct mcs_load_result res;
 
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mcs_test_restore_mode, NULL), 0);
+	fence_rotation();
+	KUNIT_ASSERT_EQ(test, fence_modes[0], fence_modes[FENCE_SWITCHES]);
 	l.memcg = mcs_test_memcg(test, NULL);
 	l.objcg = mcs_test_objcg(test, l.memcg);
 	mcs_run_load(test, fence_load_one, &l, 200, fence_switches, &res);
@@ -565,7 +614,7 @@ static void mode_hotplug_drains_dead_cpu(struct kunit *test)
 	h.objcg = mcs_test_objcg(test, h.memcg);
 
 	KUNIT_ASSERT_EQ(test, work_on_cpu(target, hotplug_fill_fn, &h), 0L);
-	if (mode != MCS_MODE_NONE)
+	if (mcs_test_mode_has_page_stock(mode))
 		KUNIT_EXPECT_GT(test, mcs_memcg_usage(h.memcg), 0UL);
 	ret = remove_cpu(target);
 	if (ret)
@@ -781,14 +830,16 @@ static void restore_batch(void *unused)
 	mcs_stock_set_bench_batch(MCS_CHARGE_BATCH);
 }
 
-/* the designs that batch, each with a batch below the default */
-static const enum mcs_stock_mode batching_modes[] = {
-	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_DECOUPLED_OWNER, MCS_MODE_PERCPU_COUNTER,
-	MCS_MODE_HAHN_V6,
-	MCS_MODE_DECOUPLED_73,
-};
+/* the modes whose design batches (struct mcs_design's @batches) */
+static bool mode_batches(enum mcs_stock_mode mode)
+{
+	return mcs_stock_mode_design(mode)->batches;
+}
 
-KUNIT_ARRAY_PARAM(batching_mode, batching_modes, mcs_test_mode_desc);
+static MCS_KUNIT_GEN_PARAMS(batching_mode_gen_params)
+{
+	return mcs_test_mode_next(prev, desc, mode_batches);
+}
 
 #define TEST_BATCH	16U
 

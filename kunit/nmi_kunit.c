@@ -626,12 +626,11 @@ static void nmi_release_deferred_finished_by_cpu_death(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, add_cpu(target), 0);
 }
 
-static const enum mcs_stock_mode nmi_modes[] = {
-	MCS_MODE_DECOUPLED, MCS_MODE_COUPLED, MCS_MODE_NONE, MCS_MODE_DECOUPLED_OWNER,
-	MCS_MODE_PERCPU_COUNTER, MCS_MODE_HAHN_V4, MCS_MODE_HAHN_V6, MCS_MODE_DECOUPLED_73,
-};
-
-KUNIT_ARRAY_PARAM(nmi_mode, nmi_modes, mcs_test_mode_desc);
+/* every mode of the binding table but the benchmark's controls */
+static MCS_KUNIT_GEN_PARAMS(nmi_mode_gen_params)
+{
+	return mcs_test_mode_next(prev, desc, NULL);
+}
 
 static struct kunit_case nmi_cases[] = {
 	KUNIT_CASE_PARAM(nmi_charge_while_stock_held, held_gen_params),

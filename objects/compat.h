@@ -451,4 +451,17 @@ static inline void *mcs_compat_kernel_function(const char *name)
 #define MCS_HAVE_RECORDER	0
 #endif
 
+/*
+ * The signature of a KUnit parameter generator (struct kunit_case's
+ * generate_params): since 6.18 the generator is passed the test too.
+ * MCS_KUNIT_GEN_PARAMS(fn) declares @fn with the parameters @prev and
+ * @desc (and @test, unused) that the kernel's KUNIT_ARRAY_PARAM has.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+#define MCS_KUNIT_GEN_PARAMS(fn)	\
+	const void *(fn)(struct kunit *test, const void *prev, char *desc)
+#else
+#define MCS_KUNIT_GEN_PARAMS(fn)	const void *(fn)(const void *prev, char *desc)
+#endif
+
 #endif /* MEMCG_STOCK_COMPAT_H */

@@ -264,8 +264,14 @@ struct mcs_bench_param {
 #define MCS_BENCH_PARAM(n, lo, hi, var, d) {				\
 	.name = (n), .min = (lo), .max = (hi), .value = &(var), .doc = (d) }
 
-/* mcs_mode_info's flags: a benchmark control that mcs_stock_set_mode() refuses */
+/*
+ * mcs_mode_info's flags.  MCS_MODE_CONTROL: a benchmark control that
+ * mcs_stock_set_mode() refuses.  MCS_MODE_NO_REFILL: an uncharge never
+ * puts pages into the mode's stock (they go back to the counters; only a
+ * charge's batch fills it), so an uncharge strands nothing.
+ */
 #define MCS_MODE_CONTROL	BIT(0)
+#define MCS_MODE_NO_REFILL	BIT(1)
 
 /*
  * The cycle model's primitive uses of a stock hit (struct mcs_mode_info's
@@ -292,9 +298,12 @@ struct mcs_bench_param {
  *	pages-shared or bytes-shared (a -shared one left out: as the plain
  *	one; an @rt one left out: as the non-RT one), PRIM trylock,
  *	irqsave, preempt, atomic or transfer
- * @flags: MCS_MODE_CONTROL
+ * @flags: MCS_MODE_CONTROL, MCS_MODE_NO_REFILL
  * @params: its benchmark parameters, terminated by one without a name;
  *	NULL for none
+ * @kinds: the kinds of its design's stocks that this mode fills,
+ *	NULL-terminated (two modes of one design may each have a stock of
+ *	its own); NULL: every kind of its design
  *
  * Each line of the binding table has one, mcs_mode_<entry>, in its
  * design's files; debugfs "modes" publishes it.
@@ -305,6 +314,14 @@ struct mcs_mode_info {
 	const char *cycles;
 	unsigned int flags;
 	const struct mcs_bench_param *params;
+	const struct mcs_stock_kind *const *kinds;
 };
+
+/* The kinds of stock that @info's mode fills (struct mcs_mode_info). */
+static inline const struct mcs_stock_kind *const *
+mcs_mode_kinds(const struct mcs_mode_info *info, const struct mcs_design *design)
+{
+	return info->kinds ?: design->kinds;
+}
 
 #endif /* MEMCG_STOCK_DESIGN_COMMON_H */

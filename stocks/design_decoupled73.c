@@ -314,12 +314,3 @@ static void obj73_stock_walk(int cpu, mcs_slot_fn fn, void *arg)
 const struct mcs_stock_kind mcs_obj73_stock_kind =
 	MCS_STOCK_KIND(mcs_obj73_stock, struct mcs_obj73_stock, drain_local_obj73_stock,
 		       obj73_stock_holds, obj73_stock_cpu_dead, obj73_stock_walk);
-
-/*
- * A calibration mode: in no wide table of the report (no group), in the
- * replays and beside the kernel's own accounting
- */
-const struct mcs_mode_info mcs_mode_decoupled_73 = {
-	.abbr = "dec-7.3",
-	.cycles = MCS_CYCLES_TRYLOCK_PAGES "," MCS_CYCLES_TRYLOCK_BYTES,
-};

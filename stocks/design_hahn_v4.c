@@ -107,4 +107,6 @@ const struct mcs_mode_info mcs_mode_hahn_v4 = {
 	.abbr = "v4",
 	.cycles = "pages:atomic*4+preempt*1,pages-shared:atomic*4+preempt*1+transfer*3,"
 		  MCS_CYCLES_OBJCG_ATOMIC,
+	/* a free goes to the counter: the count grows from charges only */
+	.flags = MCS_MODE_NO_REFILL,
 };

@@ -103,6 +103,8 @@ extern const struct mcs_design *const mcs_stock_design[NR_MCS_MODES];
 /* mcs_stock_modes[mode]: each mode's metadata (stock_drain.c, design_common.h) */
 #define MCS_MODE_INFO_BIND(m, n, t, d)	[m] = &mcs_mode_##t,
 extern const struct mcs_mode_info *const mcs_stock_modes[NR_MCS_MODES];
+const struct mcs_design *mcs_stock_mode_design(enum mcs_stock_mode mode);
+const struct mcs_mode_info *mcs_stock_mode_info(enum mcs_stock_mode mode);
 
 /*
  * The switch rules (mcs_stock_set_bench_mode() applies them):

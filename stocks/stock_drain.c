@@ -29,6 +29,30 @@ const struct mcs_mode_info *const mcs_stock_modes[NR_MCS_MODES] = {
 	MCS_STOCK_DESIGNS(MCS_MODE_INFO_BIND)
 };
 
+/**
+ * mcs_stock_mode_design() - the design of a stock mode, for the KUnit suites
+ * @mode: a mode of the binding table
+ *
+ * Return: its struct mcs_design (the binding table's design column).
+ */
+const struct mcs_design *mcs_stock_mode_design(enum mcs_stock_mode mode)
+{
+	return mcs_stock_design[mode];
+}
+EXPORT_SYMBOL_NS_GPL(mcs_stock_mode_design, MCS_NS);
+
+/**
+ * mcs_stock_mode_info() - the metadata of a stock mode, for the KUnit suites
+ * @mode: a mode of the binding table
+ *
+ * Return: its struct mcs_mode_info (mcs_mode_<entry> of its design).
+ */
+const struct mcs_mode_info *mcs_stock_mode_info(enum mcs_stock_mode mode)
+{
+	return mcs_stock_modes[mode];
+}
+EXPORT_SYMBOL_NS_GPL(mcs_stock_mode_info, MCS_NS);
+
 /*
  * Every kind of stock of every design, once each, NULL-terminated: each
  * design's kinds in its order (bytes first).  Filled by mcs_drain_init().

@@ -9,7 +9,7 @@ stocks/stock_designs.h and each mode's `struct mcs_mode_info mcs_mode_<entry>`
 and each design's `struct mcs_design mcs_design_<design>` in stocks/*.c.
 Either way each mode is a dict with the keys of a "modes" line
 (docs/debugfs.md): mode, id, design, group (None: in no wide table), abbr,
-control, batches, memcgs_per_cpu, stocks (list of struct names), params
+control, batches, memcgs_per_cpu, refills, stocks (list of struct names), params
 (list of dicts name/min/max/default), cycles (dict "pages", "pages@rt", ...
 -> {primitive: uses}).
 
@@ -65,7 +65,7 @@ def _mode_from_kv(kv):
         "mode": kv["mode"], "id": int(kv["id"]), "design": kv["design"],
         "group": None if kv["group"] == "-" else kv["group"], "abbr": kv["abbr"],
         "control": kv["control"] == "1", "batches": kv["batches"] == "1",
-        "memcgs_per_cpu": int(kv["memcgs_per_cpu"]),
+        "memcgs_per_cpu": int(kv["memcgs_per_cpu"]), "refills": kv.get("refills") == "1",
         "stocks": [] if kv["stocks"] == "-" else kv["stocks"].split(","),
         "params": parse_params(kv["params"]), "cycles": parse_cycles(kv["cycles"]),
     }
@@ -203,14 +203,17 @@ def load_source(root=ROOT):
                                   params.get(fi["params"], "")):
                 plist.append({"name": pm.group(1), "min": num(pm.group(2)), "max": num(pm.group(3)),
                               "default": uints.get(pm.group(4), num(pm.group(2)))})
-        stocks_of = [kinds[k] for k in kind_lists.get(fd.get("kinds", ""), []) if k in kinds]
+        # the kinds the mode fills: its own list, else its design's
+        klist = fi.get("kinds") or fd.get("kinds", "")
+        stocks_of = [kinds[k] for k in kind_lists.get(klist, []) if k in kinds]
         flags = fi.get("flags", "0")
+        per_cpu = num(fd.get("memcgs_per_cpu", "0"))
         modes.append({
             "mode": name, "id": i, "design": _string_expr(fd["name"], macros),
             "group": _string_expr(fi["group"], macros) if "group" in fi else None,
             "abbr": _string_expr(fi["abbr"], macros), "control": "MCS_MODE_CONTROL" in flags,
             "batches": fd.get("batches") == "true",
-            "memcgs_per_cpu": num(fd.get("memcgs_per_cpu", "0")),
+            "memcgs_per_cpu": per_cpu, "refills": bool(per_cpu) and "MCS_MODE_NO_REFILL" not in flags,
             "stocks": stocks_of, "params": plist,
             "cycles": parse_cycles(_string_expr(fi["cycles"], macros)),
         })
