@@ -563,15 +563,16 @@ static double res_double(const char *res, const char *key)
  */
 static void test_cross_and_limit(void)
 {
-	static const char * const modes[] = {
-		"decoupled", "decoupled-owner", "coupled", "coupled-noirq", "percpu-counter",
-		"hahn-v6", "hahn-v4", "none", "decoupled-7.3",
-	};
+	/* every mode of debugfs "modes", the benchmark's controls among them */
+	struct mcs_mode all[MCS_MAX_MODES];
 	char line[160], res[MCS_RESULTS_SIZE] = "";
-	unsigned int i;
+	const char *modes[MCS_MAX_MODES];
+	int i, nr = mcs_modes(all);
 	int ok = 1;
 
-	for (i = 0; ok && i < ARRAY_SIZE(modes); i++) {
+	for (i = 0; i < nr; i++)
+		modes[i] = all[i].name;
+	for (i = 0; ok && i < nr; i++) {
 		snprintf(line, sizeof(line), "mode=%s duration_ms=20 clients=2 workload=cross-%s",
 			 modes[i], i & 1 ? "bytes" : "pages");
 		ok = bench_passes(line) && mcs_read("bench", res, sizeof(res)) > 0 &&

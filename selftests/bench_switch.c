@@ -33,7 +33,27 @@
 #define SUITE_RESULTS	"/sys/kernel/debug/kunit/" SUITE "/results"
 #define BENCH_MS	10000
 
-static const char * const modes[] = { "decoupled", "decoupled-7.3" };
+/*
+ * The modes whose bench load races the owner sections: those of design
+ * "decoupled" that fill its memcg stock, taken with its local_trylock_t
+ * ("decoupled", "decoupled-7.3"), from debugfs "modes" (main()).
+ */
+static const char *modes[MCS_MAX_MODES];
+static int nr_modes;
+
+static void read_modes(void)
+{
+	static struct mcs_mode all[MCS_MAX_MODES];
+	int i, n = mcs_modes(all);
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(all[i].design, "decoupled") && strcmp(all[i].name, "decoupled-owner") &&
+		    strstr(all[i].stocks, "mcs_memcg_stock"))
+			modes[nr_modes++] = all[i].name;
+	if (!nr_modes)
+		ksft_exit_fail_msg("%s/modes: no mode of design decoupled with its memcg stock\n",
+				   MCS_DIR);
+}
 
 static char test_ko[1200];
 static char result[8192];
@@ -129,14 +149,15 @@ int main(void)
 		ksft_exit_skip("no %s (a kernel without KUnit)\n", test_ko);
 	if (mcs_path_read(MCS_KUNIT_FILTER, before_glob, sizeof(before_glob)) < 0)
 		ksft_exit_skip("no %s\n", MCS_KUNIT_FILTER);
-	ksft_set_plan(ARRAY_SIZE(modes) * 2);
+	read_modes();
+	ksft_set_plan(nr_modes * 2);
 
 	mcs_deps_unload(&deps);
 	if (mcs_get_counts(&before))
 		ksft_exit_fail_msg("cannot read the counts\n");
 	if (mcs_path_write(MCS_KUNIT_FILTER, SUITE ".*", strlen(SUITE ".*")))
 		ksft_exit_fail_msg("cannot write %s\n", MCS_KUNIT_FILTER);
-	for (i = 0; i < (int)ARRAY_SIZE(modes); i++)
+	for (i = 0; i < nr_modes; i++)
 		for (nmi = 0; nmi < 2; nmi++) {
 			if (nmi && uml)
 				ksft_test_result_skip("%s nmi: UML has no NMI source\n", modes[i]);

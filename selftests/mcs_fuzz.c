@@ -168,10 +168,8 @@ static const char * const numbers[] = {
 
 static const char * const words[] = {
 	"1", "0", "all", "stop", "start", "page_counter", "stock", "task", "softirq",
-	"hardirq", "contexts", "bytes", "limit", "churn", "hotplug", "custom", "decoupled",
-	"coupled", "none", "coupled-noirq", "decoupled-owner", "percpu-counter", "objcg-atomic",
-	"hahn-v4", "hahn-v6", "decoupled-7.3",
-	"pages", "mixed",
+	"hardirq", "contexts", "bytes", "limit", "churn", "hotplug", "custom", "objcg-atomic",
+	"decoupled-", "-7.3", "pages", "mixed",
 	"floor", "bytes-256", "bytes-1024", "bytes-3000", "bytes-64", "yes",
 	"no", "true", "on", "off",
 	"Y", "N", "ALL", "Stop", "all all", "1 1", "stop\n", "all\n",
@@ -190,16 +188,32 @@ static const char * const junk_keys[] = {
 	"memcgs=memcgs", "a", "_", "0",
 };
 
-static const char * const modes[] = {
-	"decoupled", "coupled", "none", "decoupled-owner", "percpu-counter", "hahn-v4", "hahn-v6",
-	"decoupled-7.3",
-};
+/*
+ * The modes, from debugfs "modes" (main(), before the children fork):
+ * config takes modes[], the bench also the controls (bench_modes[]).
+ */
+static const char *modes[MCS_MAX_MODES], *bench_modes[MCS_MAX_MODES];
+static unsigned int nr_modes, nr_bench_modes;
+static struct mcs_mode mode_table[MCS_MAX_MODES];
 
-/* the bench also takes its control, which config refuses */
-static const char * const bench_modes[] = {
-	"decoupled", "coupled", "none", "coupled-noirq", "decoupled-owner", "percpu-counter",
-	"hahn-v4", "hahn-v6", "decoupled-7.3",
-};
+static void read_modes(void)
+{
+	int i, n = mcs_modes(mode_table);
+
+	for (i = 0; i < n; i++) {
+		bench_modes[nr_bench_modes++] = mode_table[i].name;
+		if (!mode_table[i].control)
+			modes[nr_modes++] = mode_table[i].name;
+	}
+	if (!nr_modes)
+		ksft_exit_fail_msg("%s/modes: no mode that config takes\n", MCS_DIR);
+}
+
+/* a word: now and then a mode's name (every mode, the controls too) */
+static const char *pick_word(void)
+{
+	return chance(30) ? bench_modes[rn(nr_bench_modes)] : PICK(words);
+}
 
 static const char * const workloads[] = {
 	"pages", "bytes", "mixed", "floor", "bytes-256", "bytes-1024", "bytes-3000", "drain",
@@ -256,7 +270,7 @@ static void pay_token(void)
 {
 	pay_str(any_key());
 	pay_str("=");
-	pay_str(chance(75) ? PICK(numbers) : PICK(words));
+	pay_str(chance(75) ? PICK(numbers) : pick_word());
 }
 
 /* A small config that a run finishes fast with: duration_ms <= 200, memcgs <= 8. */
@@ -273,7 +287,7 @@ static void pay_valid_config(void)
 		unsigned int k = rn(ARRAY_SIZE(small) + 1);
 
 		if (k == ARRAY_SIZE(small)) {
-			pay_fmt("mode=%s", PICK(modes));
+			pay_fmt("mode=%s", modes[rn(nr_modes)]);
 		} else {
 			unsigned int v;
 
@@ -344,7 +358,7 @@ static void pay_valid_bench(void)
 		first = 0;
 		switch (rn(7)) {
 		case 0:
-			pay_fmt("mode=%s", PICK(bench_modes));
+			pay_fmt("mode=%s", bench_modes[rn(nr_bench_modes)]);
 			break;
 		case 1:
 			pay_fmt("clients=%u", 1 + rn(8));
@@ -561,7 +575,7 @@ static void pay_hostile(const struct fuzz_file *f, char *desc, size_t dsize)
 		snprintf(desc, dsize, "bare number");
 		break;
 	case 10:
-		pay_str(PICK(words));
+		pay_str(pick_word());
 		snprintf(desc, dsize, "word");
 		break;
 	case 11: {
@@ -1635,6 +1649,7 @@ int main(int argc, char **argv)
 
 	if (discover(MCS_DIR, 0) <= 0)
 		ksft_exit_fail_msg("no files in %s\n", MCS_DIR);
+	read_modes();
 	ret = discover(PARAM_DIR, 1);
 	if (mcs_read("config", saved_config, sizeof(saved_config)) <= 0)
 		ksft_exit_fail_msg("cannot read the config\n");
@@ -1652,7 +1667,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_files; i++)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " %.60s", files[i].name);
 	ksft_print_msg("files:%s\n", buf);
-	ksft_print_msg("config keys: %d\n", nr_keys);
+	ksft_print_msg("config keys: %d, modes: %u (config takes %u)\n", nr_keys, nr_bench_modes,
+		       nr_modes);
 	ksft_set_plan(10);
 	page_size = sysconf(_SC_PAGESIZE);
 	guard = mmap(NULL, 2 * page_size, PROT_READ | PROT_WRITE,

@@ -538,6 +538,96 @@ static inline void mcs_print_figures(const char *block)
 		       mcs_kv(block, "nmi", nmi, sizeof(nmi)) ?: "?");
 }
 
+/* ---- the stock modes, from debugfs "modes" --------------------------------------- */
+
+#define MCS_MAX_MODES	32
+
+/*
+ * A stock mode as debugfs "modes" publishes it (docs/debugfs.md), with
+ * what the tests need of its metadata.  The tests take their modes from
+ * there: a mode added to the module's binding table is stressed, fuzzed
+ * and replayed without an edit here.
+ */
+struct mcs_mode {
+	char name[32];
+	char design[32];
+	int control;	/* a benchmark control: bench takes it, config refuses it */
+	int batches;	/* a page charge that misses charges a whole batch */
+	int page_stock;	/* a page stock (memcgs_per_cpu=N with N > 0) */
+	int refills;	/* an uncharge can leave pages in its stocks */
+	int slots;	/* it fills per-CPU stocks with slots (stocks= is not "-") */
+	char stocks[160];
+};
+
+static inline void mcs_mode_token(struct mcs_mode *m, const char *key, const char *val)
+{
+	if (!strcmp(key, "mode"))
+		snprintf(m->name, sizeof(m->name), "%s", val);
+	else if (!strcmp(key, "design"))
+		snprintf(m->design, sizeof(m->design), "%s", val);
+	else if (!strcmp(key, "control"))
+		m->control = !strcmp(val, "1");
+	else if (!strcmp(key, "batches"))
+		m->batches = !strcmp(val, "1");
+	else if (!strcmp(key, "memcgs_per_cpu"))
+		m->page_stock = strcmp(val, "0") != 0;
+	else if (!strcmp(key, "refills"))
+		m->refills = !strcmp(val, "1");
+	else if (!strcmp(key, "stocks"))
+		snprintf(m->stocks, sizeof(m->stocks), "%s", val);
+	m->slots = m->stocks[0] && strcmp(m->stocks, "-");
+}
+
+/*
+ * Every mode of the module, in its table's order, into @modes (room for
+ * MCS_MAX_MODES); returns how many.  A file that cannot be read or names
+ * no mode fails the selftest: a test of every mode must not pass with none.
+ */
+static inline int mcs_modes(struct mcs_mode *modes)
+{
+	char buf[16384], *line, *tok, *save_line = NULL, *save_tok;
+	long ret = mcs_read("modes", buf, sizeof(buf));
+	int n = 0;
+
+	if (ret <= 0)
+		ksft_exit_fail_msg("%s/modes: %s\n", MCS_DIR, ret ? strerror(-ret) : "empty");
+	for (line = strtok_r(buf, "\n", &save_line); line;
+	     line = strtok_r(NULL, "\n", &save_line)) {
+		struct mcs_mode *m = &modes[n];
+
+		if (n == MCS_MAX_MODES)
+			ksft_exit_fail_msg("%s/modes: over %d modes\n", MCS_DIR, MCS_MAX_MODES);
+		memset(m, 0, sizeof(*m));
+		for (tok = strtok_r(line, " ", &save_tok); tok;
+		     tok = strtok_r(NULL, " ", &save_tok)) {
+			char *eq = strchr(tok, '=');
+
+			if (eq) {
+				*eq = '\0';
+				mcs_mode_token(m, tok, eq + 1);
+			}
+		}
+		if (!m->name[0])
+			ksft_exit_fail_msg("%s/modes: a line without mode=\n", MCS_DIR);
+		n++;
+	}
+	if (!n)
+		ksft_exit_fail_msg("%s/modes: no mode\n", MCS_DIR);
+	return n;
+}
+
+/* The mode called @name in @modes (@n of them), or NULL. */
+static inline const struct mcs_mode *mcs_mode_find(const struct mcs_mode *modes, int n,
+						   const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(modes[i].name, name))
+			return &modes[i];
+	return NULL;
+}
+
 /* The base config, then @extra lines over it (a key may not repeat in one write). */
 static inline int mcs_config(const char *extra)
 {

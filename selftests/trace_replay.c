@@ -49,28 +49,14 @@
 #include "trace_lib.h"
 
 /*
- * Every mode of the module: the stranded page of the small trace (an
- * uncharge kept in a stock: 1; given back at once: 0), and whether the
- * mode's design has per-CPU stocks with slots (the others: none, or
- * counts that live in the memcgs).
+ * Every mode of the module, from debugfs "modes" (main()): what the small
+ * trace's one uncharge leaves is the mode's metadata there, the stranded
+ * page (refills=1: an uncharge kept in a stock; else given back at once)
+ * and slots at the end (stocks= names per-CPU stocks with slots; the
+ * others have none, or counts that live in the memcgs).
  */
-static const struct {
-	const char *name;
-	int stranded;
-	int slots;
-} modes[] = {
-	{ "decoupled", 1, 1 },
-	{ "coupled", 1, 1 },
-	{ "none", 0, 0 },
-	{ "coupled-noirq", 1, 1 },
-	{ "decoupled-owner", 1, 1 },
-	{ "percpu-counter", 1, 0 },
-	{ "hahn-v4", 0, 0 },
-	{ "hahn-v6", 1, 1 },
-	{ "decoupled-7.3", 1, 1 },
-};
-
-#define NR_MODES	ARRAY_SIZE(modes)
+static struct mcs_mode modes[MCS_MAX_MODES];
+static unsigned int nr_modes;
 
 static const char * const counts[] = {
 	"events", "ops", "page_charges", "page_refused", "page_uncharges", "byte_charges",
@@ -196,7 +182,7 @@ static void replay_shipped(const struct trace_facts *f)
 	unsigned int i, k;
 	int ret;
 
-	for (i = 0; i < NR_MODES; i++) {
+	for (i = 0; i < nr_modes; i++) {
 		int ok, same = 1;
 
 		/* every mode of the list is the module's: EINVAL is a failure */
@@ -325,7 +311,7 @@ static void replay_one_uncharge(void)
 	loaded = mcs_trace_load(&one_uncharge, sizeof(one_uncharge), sizeof(one_uncharge));
 	ksft_test_result(!loaded, "load a trace of one uncharge of 1 page (opening balance 64) and one refusal: %s\n",
 			 strerror(-loaded));
-	for (i = 0; i < NR_MODES; i++) {
+	for (i = 0; i < nr_modes; i++) {
 		int ok, ret = loaded ?: run_replay(modes[i].name, "mode", 2, a, sizeof(a));
 		long timed;
 
@@ -345,12 +331,12 @@ static void replay_one_uncharge(void)
 		ok &= expect("timed + interrupted", timed + field(a, "interrupted"), 1);
 		ok &= expect("ns_per_op (ns / timed)", field(a, "ns_per_op"),
 			     field(a, "ns") / (timed > 0 ? timed : 1));
-		ok &= expect("stranded_pages", field(a, "stranded_pages"), modes[i].stranded);
+		ok &= expect("stranded_pages", field(a, "stranded_pages"), modes[i].refills);
 		ok &= expect("cached_at_end", field(a, "cached_at_end"), modes[i].slots);
 		ok &= expect("cached_after_drain", field(a, "cached_after_drain"), 0);
 		ok &= expect("unread_stocks", field(a, "unread_stocks"), 0);
 		ksft_test_result(ok, "one uncharge through %s: %d page stranded, %d slot at the end, none after the drain, the refusal untimed\n",
-				 modes[i].name, modes[i].stranded, modes[i].slots);
+				 modes[i].name, modes[i].refills, modes[i].slots);
 	}
 }
 
@@ -364,9 +350,10 @@ int main(void)
 	int ret;
 
 	ksft_print_header();
-	ksft_set_plan(4 + 2 * NR_MODES);
 	if (access(MCS_DIR "/trace_load", W_OK))
 		ksft_exit_fail_msg("%s/trace_load: %s\n", MCS_DIR, strerror(errno));
+	nr_modes = mcs_modes(modes);
+	ksft_set_plan(4 + 2 * nr_modes);
 	if (trace_facts(&f))
 		ksft_exit_fail_msg("%s: not a whole number of events\n", MCS_TRACE_FILE);
 	ksft_print_msg("trace: workload=%.32s kernel=%.64s memcgs=%u events=%u (the file holds %ld) cpus=%u (uses %u)\n",
@@ -389,7 +376,7 @@ int main(void)
 		ksft_test_result(ret == -EINVAL,
 				 "load on %ld CPUs of a trace that uses %u: %s (expected EINVAL)\n",
 				 online, f.cpus, strerror(-ret));
-		for (i = 0; i < NR_MODES; i++)
+		for (i = 0; i < nr_modes; i++)
 			ksft_test_result_skip("replay %s: the trace uses %u CPUs, %ld online\n",
 					      modes[i].name, f.cpus, online);
 		ksft_test_result_skip("kill a replay: the trace uses %u CPUs, %ld online\n",
