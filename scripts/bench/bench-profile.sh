@@ -26,11 +26,10 @@
 # Environment:
 #   PROFILE_KERNEL   kernel to profile (default deb-amd64)
 #   PROFILE_JOBS     bench lines without duration_ms, separated by ';'
-#                    (default: floor, then pages and bytes of decoupled,
-#                    coupled, none and percpu-counter, the pages of
-#                    hahn-v4 and hahn-v6, the bytes of decoupled-7.3;
-#                    one memcg; none's bytes are the control
-#                    "objcg-atomic")
+#                    (default, from scripts/bench/designs.py: floor, the
+#                    pages of every mode of the side-by-side table, the
+#                    bytes of every mode with a byte stock of its own and
+#                    of none, the control "objcg-atomic"; one memcg)
 #                    A job "kernel pair=pc|obj|skmem" runs the kernel's own
 #                    pair instead (debugfs kernel_cost, written with
 #                    loops=PROFILE_KC_LOOPS, then twice that, from a task
@@ -44,7 +43,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../rig/lib.sh"
 
 kernel=${PROFILE_KERNEL:-deb-amd64}
-jobs=${PROFILE_JOBS:-workload=floor;mode=decoupled workload=pages;mode=coupled workload=pages;mode=none workload=pages;mode=percpu-counter workload=pages;mode=hahn-v4 workload=pages;mode=hahn-v6 workload=pages;mode=decoupled workload=bytes;mode=decoupled-7.3 workload=bytes;mode=coupled workload=bytes;mode=none workload=bytes;mode=percpu-counter workload=bytes;mode=decoupled workload=pages entry=exported;mode=decoupled workload=bytes entry=exported;kernel pair=obj;kernel pair=skmem}
+# the default jobs come from the modes' metadata (designs.py profile-jobs)
+jobs=${PROFILE_JOBS:-$(python3 "$here/designs.py" profile-jobs)} ||
+	die "designs.py: the modes do not parse"
 ms=${PROFILE_MS:-5}
 blocks=${PROFILE_BLOCKS:-25}
 kc_loops=${PROFILE_KC_LOOPS:-20000}

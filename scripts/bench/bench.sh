@@ -191,6 +191,7 @@ echo "cpus=$(getconf _NPROCESSORS_ONLN)" >"$MCS_U/info.txt"
 echo "uname=$(uname -r)" >>"$MCS_U/meta.txt"
 insmod "$MCS_MODDIR/memcg_stock.ko" || echo "insmod failed" >>"$MCS_U/info.txt"
 cat $D/slab >"$MCS_U/slab-kmem_cache.txt"
+cat $D/modes >"$MCS_U/modes.txt"
 n=0
 total=$(wc -l <"$MCS_U/jobs.txt")
 while read -r job; do
@@ -221,6 +222,7 @@ INIT
 		tee "$U/console.log" | grep --line-buffered '^bench \[' >&2 || true
 	meta "$U" "load_after=$(cat /proc/loadavg)" "seconds=$((SECONDS - t0))"
 	grep -q '^done' "$U/info.txt" 2>/dev/null || die "the benchmark kernel did not finish (see $U/console.log)"
+	[[ -s $B/modes.txt || ! -s $U/modes.txt ]] || cp "$U/modes.txt" "$B/modes.txt"
 	mcs_check_console "$U/dmesg.txt"
 }
 
@@ -269,6 +271,7 @@ run_qemu() {
 		echo 'echo "MCS-BENCH-UNAME $(uname -r)"'
 		echo 'echo "MCS-BENCH-CPU $(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -1)"'
 		echo 'cat $D/slab | sed "s/^/MCS-BENCH-SLAB-kmem_cache /"'
+		echo 'sed "s/^/MCS-BENCH-MODES /" $D/modes'
 		# the kernel's own accounting (harness/kernel_cost.c), from a task
 		# in a memcg of its own: cgroup v2 with the memory controller
 		echo 'mount -t cgroup2 none /sys/fs/cgroup && echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&'
@@ -327,6 +330,10 @@ run_qemu() {
 	sed -n 's/^MCS-BENCH //p' "$V/console.log" >"$V/results.txt"
 	sed -n 's/^MCS-BENCH-SLAB-kmem_cache //p' "$V/console.log" >"$V/slab-kmem_cache.txt"
 	sed -n 's/^MCS-BENCH-KCOST //p' "$V/console.log" >"$V/kernel_cost.txt"
+	# the module's modes as the guest published them (debugfs modes): the
+	# report's list (designs.py), the first guest's
+	sed -n 's/^MCS-BENCH-MODES //p' "$V/console.log" >"$V/modes.txt"
+	[[ -s $B/modes.txt || ! -s $V/modes.txt ]] || cp "$V/modes.txt" "$B/modes.txt"
 }
 
 # run_any SPEC DIR JOBS: UML or qemu, wall clock

@@ -19,6 +19,7 @@ Command line (for shell scripts):
   designs.py grouped [FILE]        the modes of the wide tables (a group:
                                    the side-by-side ones and the controls)
   designs.py ungrouped [FILE]      the others (calibration modes)
+  designs.py profile-jobs [FILE]   bench-profile's default jobs, ';'-separated
   designs.py check                 the source parses: every table line has
                                    its metadata (exit 1 naming what lacks)
 """
@@ -269,6 +270,24 @@ def uses(mode_meta, workload, rt=False):
     return {}
 
 
+def profile_jobs(modes):
+    """bench-profile's default jobs: the floor; the pages of every side-by-side
+    mode; the bytes of every mode (controls left out) with a byte stock of its
+    own (a cycle model for bytes that is not "none"'s, the objcg's atomic
+    leftover), and of "none" as their control; the exported entry of
+    "decoupled"; the kernel's own obj and page stock pairs."""
+    by_name = {m["mode"]: m for m in modes}
+    base = uses(by_name["none"], "bytes") if "none" in by_name else None
+    jobs = ["workload=floor"]
+    jobs += [f"mode={m} workload=pages" for m in side(modes)]
+    jobs += [f"mode={m['mode']} workload=bytes" for m in modes
+             if not m["control"] and (m["mode"] == "none" or uses(m, "bytes") != base)]
+    if "decoupled" in by_name:
+        jobs += ["mode=decoupled workload=pages entry=exported",
+                 "mode=decoupled workload=bytes entry=exported"]
+    return jobs + ["kernel pair=obj", "kernel pair=skmem"]
+
+
 def main(argv):
     cmd = argv[1] if len(argv) > 1 else "names"
     path = argv[2] if len(argv) > 2 else None
@@ -283,6 +302,8 @@ def main(argv):
         print("\n".join(side(modes)))
     elif cmd in ("grouped", "ungrouped"):
         print("\n".join(m["mode"] for m in modes if bool(m["group"]) == (cmd == "grouped")))
+    elif cmd == "profile-jobs":
+        print(";".join(profile_jobs(modes)))
     elif cmd == "check":
         print(f"designs.py: {len(modes)} modes: {' '.join(names(modes))}")
     else:

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # lint.sh (`make lint`): the docs check (docs-check.py: README.md, docs/
-# and CHANGELOG.md say only what is true of this tree), checkpatch --strict
+# and CHANGELOG.md say only what is true of this tree), the mode lists
+# check (mode-lists.py: the lists of modes that must stay name only modes
+# of the binding table), checkpatch --strict
 # on every .c/.h of the module and of its selftests, sparse (Kbuild C=2)
 # against Debian's 6.12 headers, and api-check.sh (layers, kernel-doc of the
 # API, symbol namespace); zero warnings allowed.
@@ -56,6 +58,8 @@ declare -A ignore=(
 # the docs first: no kernel tree needed
 docs_fail=0
 python3 "$here/docs-check.py" || docs_fail=1
+# the lists of modes that must stay name only the table's modes
+python3 "$here/mode-lists.py" || docs_fail=1
 fail=0
 
 src=$("$here/../rig/fetch-source.sh" 7)
