@@ -78,7 +78,8 @@
 	BIND(MCS_MODE_PERCPU_COUNTER, "percpu-counter", percpu_counter, percpu_counter) \
 	BIND(MCS_MODE_HAHN_V4, "hahn-v4", hahn_v4, hahn_v4)		\
 	BIND(MCS_MODE_HAHN_V6, "hahn-v6", hahn_v6, hahn_v6)		\
-	BIND(MCS_MODE_DECOUPLED_73, "decoupled-7.3", decoupled_73, decoupled73)
+	BIND(MCS_MODE_DECOUPLED_73, "decoupled-7.3", decoupled_73, decoupled73) \
+	/* a new design: its line here, at the end (the enum keeps its values) */
 
 /* the enum's constants (memcg_stock.h) and the names (stock_fence.c) */
 #define MCS_MODE_ENUM(m, n, t, d)	m,
