@@ -79,6 +79,7 @@
 	BIND(MCS_MODE_HAHN_V4, "hahn-v4", hahn_v4, hahn_v4)		\
 	BIND(MCS_MODE_HAHN_V6, "hahn-v6", hahn_v6, hahn_v6)		\
 	BIND(MCS_MODE_DECOUPLED_73, "decoupled-7.3", decoupled_73, decoupled73) \
+	BIND(MCS_MODE_TRIM, "trim", trim, trim)				\
 	/* a new design: its line here, at the end (the enum keeps its values) */
 
 /* the enum's constants (memcg_stock.h) and the names (stock_fence.c) */
@@ -96,6 +97,7 @@
 #include "design_decoupled73.h"
 #include "design_none.h"
 #include "design_percpu_counter.h"
+#include "design_trim.h"
 
 /* mcs_stock_design[mode]: the design of each mode, as data (stock_drain.c) */
 #define MCS_DESIGN_BIND(m, n, t, d)	[m] = &mcs_design_##d,
