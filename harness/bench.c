@@ -24,7 +24,10 @@
  * NAME=N: a parameter of the mode's design (struct mcs_bench_param, its
  * bounds and default in debugfs "modes"), set for this run and restored
  * afterwards; the result line ends with NAME=N for each parameter of the
- * mode.  A parameter of another mode's design is an unknown key.
+ * mode.  A parameter of another mode's design is an unknown key; one that
+ * must stay below another of its mode (struct mcs_bench_param's below,
+ * "NAME:...<UPPER" in "modes") and is not, with the line's values and
+ * the current ones of the others, refuses the line (MCS_ERR_PARAM_ORDER).
  * entry=mode|exported [mode]: the clients call the mode's own entry
  * functions (mcs_charge_pages_decoupled() ..., stock_designs.h), one
  * direct call as in a build with that design alone, the same for every
@@ -256,10 +259,11 @@ struct bench_params {
 	unsigned int batch;	/* 0: the module's */
 	bool exported;		/* entry=exported */
 	unsigned int passes;	/* workload=replay: 0: MCS_REPLAY_PASSES */
-	/* the design's parameters named in the line, and their values */
+	/* the design's parameters named in the line, their values and keys */
 	unsigned int nr_dparams;
 	const struct mcs_bench_param *dparam[BENCH_MAX_DPARAMS];
 	unsigned int dvalue[BENCH_MAX_DPARAMS];
+	const char *dkey[BENCH_MAX_DPARAMS];	/* in the parsed line, for the error log */
 };
 
 /*
@@ -1345,19 +1349,71 @@ static bool bench_dparam_of(const struct mcs_bench_param *dp, enum mcs_stock_mod
 	return false;
 }
 
-/* A design's parameter @dp=@val of the line into @p. */
+/* A design's parameter @dp=@val of the line (@key: its key there) into @p. */
 static int bench_parse_dparam(struct mcs_input *in, struct bench_params *p,
-			      const struct mcs_bench_param *dp, const char *val)
+			      const struct mcs_bench_param *dp, const char *key,
+			      const char *val)
 {
 	unsigned int i;
 
 	for (i = 0; i < p->nr_dparams; i++)
 		if (p->dparam[i] == dp)
-			return mcs_input_error(in, MCS_ERR_TWICE, dp->name, -EINVAL);
+			return mcs_input_error(in, MCS_ERR_TWICE, key, -EINVAL);
 	if (p->nr_dparams == BENCH_MAX_DPARAMS)
-		return mcs_input_error(in, MCS_ERR_KEY, dp->name, -EINVAL);
+		return mcs_input_error(in, MCS_ERR_KEY, key, -EINVAL);
 	p->dparam[p->nr_dparams] = dp;
+	p->dkey[p->nr_dparams] = key;
 	return mcs_input_uint(in, val, dp->min, dp->max, false, &p->dvalue[p->nr_dparams++]);
+}
+
+/* Where @dp is in @p's line (-1: not named), and its value for @p's run. */
+static int bench_dparam_value(const struct bench_params *p, const struct mcs_bench_param *dp,
+			      unsigned int *value)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_dparams; i++) {
+		if (p->dparam[i] == dp) {
+			*value = p->dvalue[i];
+			return i;
+		}
+	}
+	*value = READ_ONCE(*dp->value);
+	return -1;
+}
+
+/*
+ * Each parameter of @p's mode that must stay below another (@below) is
+ * below it with the values of @p's run: the ones its line sets, the
+ * current ones of the others.  Called with the harness claimed, so that
+ * no other run has its own values set; nothing is set yet.  The error log
+ * points at the lower key in the line, else at the upper one.
+ */
+static int bench_dparams_check(struct mcs_input *in, const struct bench_params *p)
+{
+	const struct mcs_bench_param *params = mcs_stock_modes[p->mode]->params;
+	const struct mcs_bench_param *lo, *up;
+
+	for (lo = params; lo && lo->name; lo++) {
+		unsigned int lo_val, up_val;
+		int lo_at, up_at;
+
+		if (!lo->below)
+			continue;
+		for (up = params; up->name && strcmp(up->name, lo->below); up++)
+			;
+		/* no such parameter: designs.py check and KUnit catch the table */
+		if (!up->name)
+			continue;
+		lo_at = bench_dparam_value(p, lo, &lo_val);
+		up_at = bench_dparam_value(p, up, &up_val);
+		if (lo_val < up_val)
+			continue;
+		return mcs_input_error(in, MCS_ERR_PARAM_ORDER,
+				       lo_at >= 0 ? p->dkey[lo_at] :
+				       up_at >= 0 ? p->dkey[up_at] : NULL, -EINVAL);
+	}
+	return 0;
 }
 
 /*
@@ -1416,7 +1472,7 @@ static int bench_parse(struct mcs_input *in, struct bench_params *p)
 			return ret;
 		dp = match_string(bench_keys, NR_KEYS, key) < 0 ? bench_dparam_find(key) : NULL;
 		if (dp) {
-			ret = bench_parse_dparam(in, p, dp, val);
+			ret = bench_parse_dparam(in, p, dp, key, val);
 			if (ret)
 				return ret;
 			continue;
@@ -1502,7 +1558,7 @@ static int bench_parse(struct mcs_input *in, struct bench_params *p)
 	/* a parameter of another mode's design is not a key of this run */
 	for (i = 0; i < p->nr_dparams; i++)
 		if (!bench_dparam_of(p->dparam[i], p->mode))
-			return mcs_input_error(in, MCS_ERR_KEY, p->dparam[i]->name, -EINVAL);
+			return mcs_input_error(in, MCS_ERR_KEY, p->dkey[i], -EINVAL);
 	return 0;
 }
 
@@ -1520,6 +1576,11 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	ret = bench_parse(&in, &p);
 	if (!ret)
 		ret = mcs_harness_claim_write(&in, MCS_USER_BENCH);
+	if (!ret) {
+		ret = bench_dparams_check(&in, &p);
+		if (ret)
+			mcs_harness_release(MCS_USER_BENCH);
+	}
 	if (!ret) {
 		unsigned int saved[BENCH_MAX_DPARAMS];
 

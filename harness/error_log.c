@@ -59,6 +59,7 @@ static const char * const error_messages[NR_MCS_ERRORS] = {
 		"workload takes memcgs=1, no hardirq or nmi (cross: 2 clients or more; limit: no shared)",
 	[MCS_ERR_TOO_MANY] = "clients x memcgs too many",
 	[MCS_ERR_REPLAY_ONLY] = "passes= applies to workload=replay only",
+	[MCS_ERR_PARAM_ORDER] = "design parameter crosses the one it must stay below",
 	[MCS_ERR_UNLOADING] = "module unloading",
 	[MCS_ERR_FAILED] = "accepted, but failed: see the errno",
 	[MCS_ERR_TRACE] = "trace refused: trace_load reads why",

@@ -88,6 +88,7 @@ enum mcs_error_kind {
 	MCS_ERR_ALONE,		/* bench: a cross or limit workload with extra load */
 	MCS_ERR_TOO_MANY,	/* bench: clients x memcgs over the bound */
 	MCS_ERR_REPLAY_ONLY,	/* bench: a key of workload=replay alone */
+	MCS_ERR_PARAM_ORDER,	/* bench: a design parameter not below its upper */
 	MCS_ERR_UNLOADING,	/* the module is going away */
 	MCS_ERR_FAILED,		/* accepted, but the run or check failed */
 	MCS_ERR_TRACE,		/* trace_load: a bad trace; trace_load reads why */

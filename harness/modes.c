@@ -12,7 +12,7 @@
 
 #include "harness.h"
 
-/* "NAME:MIN..MAX:VALUE", comma-separated, or "-" */
+/* "NAME:MIN..MAX:VALUE[<UPPER]", comma-separated, or "-" */
 static void modes_show_params(struct seq_file *m, const struct mcs_bench_param *params)
 {
 	const struct mcs_bench_param *p;
@@ -22,9 +22,12 @@ static void modes_show_params(struct seq_file *m, const struct mcs_bench_param *
 		seq_putc(m, '-');
 		return;
 	}
-	for (p = params; p->name; p++)
+	for (p = params; p->name; p++) {
 		seq_printf(m, "%s%s:%u..%u:%u", p == params ? "" : ",", p->name, p->min, p->max,
 			   READ_ONCE(*p->value));
+		if (p->below)
+			seq_printf(m, "<%s", p->below);
+	}
 }
 
 /* the kinds' struct names, "struct " left out, comma-separated, or "-" */

@@ -981,7 +981,40 @@ static void hahn_v6_stock_keyed_by_counter(struct kunit *test)
 	}
 }
 
+/*
+ * Every mode's bench parameters: in bounds at their defaults, and each
+ * one that must stay below another names a parameter of its own mode,
+ * which its default is below (the bench would refuse the defaults).
+ */
+static void mode_params_consistent(struct kunit *test)
+{
+	const struct mcs_bench_param *p, *up;
+	int m;
+
+	for (m = 0; m < NR_MCS_MODES; m++) {
+		const struct mcs_bench_param *params = mcs_stock_mode_info(m)->params;
+		const char *name = mcs_stock_mode_name(m);
+
+		for (p = params; p && p->name; p++) {
+			unsigned int v = READ_ONCE(*p->value);
+
+			KUNIT_EXPECT_LE_MSG(test, p->min, v, "%s %s", name, p->name);
+			KUNIT_EXPECT_LE_MSG(test, v, p->max, "%s %s", name, p->name);
+			if (!p->below)
+				continue;
+			for (up = params; up->name && strcmp(up->name, p->below); up++)
+				;
+			KUNIT_EXPECT_NOT_NULL_MSG(test, up->name, "%s: %s below %s: none such",
+						  name, p->name, p->below);
+			if (up->name)
+				KUNIT_EXPECT_LT_MSG(test, v, READ_ONCE(*up->value),
+						    "%s: %s below %s", name, p->name, p->below);
+		}
+	}
+}
+
 static struct kunit_case mode_cases[] = {
+	KUNIT_CASE(mode_params_consistent),
 	KUNIT_CASE_PARAM(mode_switch_drains, mode_gen_params),
 	KUNIT_CASE_PARAM(mode_all_contexts_exact, mode_gen_params),
 	KUNIT_CASE_SLOW(mode_switch_is_a_fence),

@@ -186,8 +186,10 @@ static void trim_batch_caps_marks(struct kunit *test)
 
 /*
  * The marks are the mode's bench parameters, with their bounds and
- * defaults; a low mark that is not below the high one keeps one page less
- * than the high mark.
+ * defaults, the low one published as staying below the high one (the
+ * bench refuses a crossed pair); a low mark that is not below the high
+ * mark in use all the same (the variables set directly, as a smaller
+ * batch does to the high mark) keeps one page less than the high mark.
  */
 static void trim_marks_bounds(struct kunit *test)
 {
@@ -204,6 +206,9 @@ static void trim_marks_bounds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p[1].min, 0U);
 	KUNIT_EXPECT_EQ(test, p[1].max, MCS_TRIM_MAX - 1U);
 	KUNIT_EXPECT_PTR_EQ(test, p[1].value, &mcs_trim_low);
+	KUNIT_EXPECT_NULL(test, p[0].below);
+	KUNIT_ASSERT_NOT_NULL(test, p[1].below);
+	KUNIT_EXPECT_STREQ(test, p[1].below, "trim_high");
 	KUNIT_EXPECT_NULL(test, p[2].name);
 	/* the defaults: a batch, trimmed back to half of it */
 	KUNIT_EXPECT_EQ(test, READ_ONCE(mcs_trim_high), (unsigned int)MCS_CHARGE_BATCH);

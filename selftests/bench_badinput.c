@@ -980,6 +980,155 @@ static void test_fault_injection(void)
 			 "after fault injection: memcgs and objcgs back to their counts\n");
 }
 
+/*
+ * One write of @line that must be refused with -EINVAL and an error_log
+ * entry that starts with @want, changing neither the last result nor
+ * debugfs "modes" (whose params= give the values now).  Print why not.
+ */
+static int dparam_refused(const char *line, const char *want)
+{
+	char res0[MCS_RESULTS_SIZE], res1[MCS_RESULTS_SIZE];
+	char modes0[16384], modes1[16384], log[8192];
+	const char *last;
+	int ret, ok;
+
+	mcs_read("bench", res0, sizeof(res0));
+	mcs_read("modes", modes0, sizeof(modes0));
+	ret = mcs_puts("bench", line);
+	mcs_read("bench", res1, sizeof(res1));
+	mcs_read("modes", modes1, sizeof(modes1));
+	last = mcs_error_log_last(log, sizeof(log));
+	ok = ret == -EINVAL && !strcmp(res0, res1) && !strcmp(modes0, modes1) &&
+	     !strncmp(last, want, strlen(want));
+	if (!ok)
+		ksft_print_msg("'%s': %d (want %d), %s, error_log '%s' (want '%s...')\n", line,
+			       ret, -EINVAL, strcmp(res0, res1) ? "result changed" :
+			       strcmp(modes0, modes1) ? "modes changed" : "nothing changed",
+			       last, want);
+	return ok;
+}
+
+/* The parameter called @name among @ps (@n of them), or NULL. */
+static const struct mcs_mode_param *dparam_find(const struct mcs_mode_param *ps, int n,
+						const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(ps[i].name, name))
+			return &ps[i];
+	return NULL;
+}
+
+#define RANGE_ERR	"] bench: number out of the key's range"
+#define ORDER_ERR	"] bench: design parameter crosses the one it must stay below"
+
+/*
+ * The design parameters of every mode that publishes some in debugfs
+ * "modes", from their published bounds, without a list here: a value
+ * below the least and above the greatest of each is refused; for each
+ * one that must stay below another, a crossed pair inside both bounds,
+ * and the upper one alone at or below the lower one's value now, are
+ * refused; nothing changes.  Then a run of each such mode at other
+ * values than its defaults: it passes, its result line carries them, and
+ * "modes" gives the defaults again afterwards.
+ */
+static void test_design_params(void)
+{
+	struct mcs_mode all[MCS_MAX_MODES];
+	char line[256], res[MCS_RESULTS_SIZE], want[64], v[32];
+	char modes0[16384], modes1[16384];
+	int i, j, nr = mcs_modes(all), with = 0, writes = 0, bad = 0, runs_ok = 1;
+
+	for (i = 0; i < nr; i++) {
+		struct mcs_mode_param ps[MCS_MAX_PARAMS];
+		int np = mcs_mode_params(&all[i], ps);
+		size_t len;
+
+		if (!np)
+			continue;
+		with++;
+		for (j = 0; j < np; j++) {
+			const struct mcs_mode_param *p = &ps[j], *up;
+			unsigned int lo_v, up_v;
+
+			if (p->min > 0) {
+				snprintf(line, sizeof(line), "duration_ms=5 mode=%.31s %.31s=%u",
+					 all[i].name, p->name, p->min - 1);
+				bad += !dparam_refused(line, RANGE_ERR);
+				writes++;
+			}
+			if (p->max < 4294967295u) {
+				snprintf(line, sizeof(line), "duration_ms=5 mode=%.31s %.31s=%u",
+					 all[i].name, p->name, p->max + 1);
+				bad += !dparam_refused(line, RANGE_ERR);
+				writes++;
+			}
+			if (!p->below[0])
+				continue;
+			up = dparam_find(ps, np, p->below);
+			if (!up) {
+				ksft_print_msg("%s: %s must stay below %s, which it lacks\n",
+					       all[i].name, p->name, p->below);
+				bad++;
+				continue;
+			}
+			/* the least upper value, and a lower one at or above it */
+			up_v = up->min;
+			lo_v = p->min > up_v ? p->min : up_v;
+			if (lo_v <= p->max) {
+				snprintf(line, sizeof(line), "duration_ms=5 mode=%.31s %.31s=%u %.31s=%u",
+					 all[i].name, p->name, lo_v, up->name, up_v);
+				bad += !dparam_refused(line, ORDER_ERR);
+				writes++;
+			}
+			/* the upper one alone, crossing the lower one's value now */
+			if (up->min <= p->value) {
+				snprintf(line, sizeof(line), "duration_ms=5 mode=%.31s %.31s=%u",
+					 all[i].name, up->name, up->min);
+				bad += !dparam_refused(line, ORDER_ERR);
+				writes++;
+			}
+		}
+
+		/* a lower one at its least, the others at their greatest */
+		len = snprintf(line, sizeof(line), "duration_ms=5 mode=%.31s", all[i].name);
+		for (j = 0; j < np && len < sizeof(line); j++)
+			len += snprintf(line + len, sizeof(line) - len, " %.31s=%u", ps[j].name,
+					ps[j].below[0] ? ps[j].min : ps[j].max);
+		mcs_read("modes", modes0, sizeof(modes0));
+		if (!bench_passes(line) || mcs_read("bench", res, sizeof(res)) <= 0) {
+			runs_ok = 0;
+			continue;
+		}
+		for (j = 0; j < np; j++) {
+			snprintf(want, sizeof(want), "%u", ps[j].below[0] ? ps[j].min : ps[j].max);
+			if (!res_field(res, ps[j].name, v, sizeof(v)) || strcmp(v, want)) {
+				ksft_print_msg("'%s': result has %s=%s, want %s\n", line,
+					       ps[j].name,
+					       res_field(res, ps[j].name, v, sizeof(v)) ? v : "(none)",
+					       want);
+				runs_ok = 0;
+			}
+		}
+		mcs_read("modes", modes1, sizeof(modes1));
+		if (strcmp(modes0, modes1)) {
+			ksft_print_msg("'%s': modes not restored: %s", line, modes1);
+			runs_ok = 0;
+		}
+	}
+	if (!with) {
+		ksft_test_result_skip("design parameters: no mode publishes any\n");
+		ksft_test_result_skip("design parameters: no run to make\n");
+		return;
+	}
+	ksft_test_result(!bad && writes > 0,
+			 "design parameters of %d mode(s): %d out-of-range or crossed writes refused, nothing changed (%d bad)\n",
+			 with, writes, bad);
+	ksft_test_result(runs_ok,
+			 "design parameters: a run at other values passes, its result gives them, the defaults come back\n");
+}
+
 /* A valid bench first: a known last result, which no refused write may replace. */
 static void test_valid(void)
 {
@@ -1017,6 +1166,7 @@ static const struct {
 	{ "many_clients", test_many_clients, 2 },
 	{ "faults", test_fault_injection, 3 },
 	{ "kernel_cost", test_kernel_cost, ARRAY_SIZE(bad_kcost) + 2 },
+	{ "design_params", test_design_params, 2 },
 };
 
 /* MCS_BENCH_TESTS="name,name" runs only those groups (for debugging). */

@@ -190,20 +190,33 @@ static const char * const junk_keys[] = {
 
 /*
  * The modes, from debugfs "modes" (main(), before the children fork):
- * config takes modes[], the bench also the controls (bench_modes[]).
+ * config takes modes[], the bench also the controls (bench_modes[]); the
+ * bench parameters of their designs, with their bounds (dparams[]).
  */
 static const char *modes[MCS_MAX_MODES], *bench_modes[MCS_MAX_MODES];
 static unsigned int nr_modes, nr_bench_modes;
 static struct mcs_mode mode_table[MCS_MAX_MODES];
+static struct {
+	const char *mode;
+	struct mcs_mode_param p;
+} dparams[MCS_MAX_MODES * MCS_MAX_PARAMS];
+static unsigned int nr_dparams;
 
 static void read_modes(void)
 {
-	int i, n = mcs_modes(mode_table);
+	int i, j, n = mcs_modes(mode_table);
 
 	for (i = 0; i < n; i++) {
+		struct mcs_mode_param ps[MCS_MAX_PARAMS];
+		int np = mcs_mode_params(&mode_table[i], ps);
+
 		bench_modes[nr_bench_modes++] = mode_table[i].name;
 		if (!mode_table[i].control)
 			modes[nr_modes++] = mode_table[i].name;
+		for (j = 0; j < np; j++) {
+			dparams[nr_dparams].mode = mode_table[i].name;
+			dparams[nr_dparams++].p = ps[j];
+		}
 	}
 	if (!nr_modes)
 		ksft_exit_fail_msg("%s/modes: no mode that config takes\n", MCS_DIR);
@@ -347,6 +360,29 @@ static void pay_valid_config(void)
 		pay_str("duration_ms=100\n");
 }
 
+/*
+ * A design's bench parameter with its mode: mostly inside its published
+ * bounds (a pair that crosses another's is refused, as is a mode given
+ * twice in the line), now and then just outside them.
+ */
+static void pay_dparam(void)
+{
+	const struct mcs_mode_param *p;
+	unsigned int i, v;
+
+	if (!nr_dparams) {
+		pay_fmt("duration_ms=%u", 1 + rn(20));
+		return;
+	}
+	i = rn(nr_dparams);
+	p = &dparams[i].p;
+	if (chance(80))
+		v = p->min + rn(p->max - p->min < 1000000 ? p->max - p->min + 1 : 1000000);
+	else
+		v = chance(50) || !p->min ? p->max + 1 : p->min - 1;
+	pay_fmt("mode=%s %s=%u", dparams[i].mode, p->name, v);
+}
+
 static void pay_valid_bench(void)
 {
 	unsigned int i, n = rn(7);
@@ -356,9 +392,12 @@ static void pay_valid_bench(void)
 		if (!first)
 			pay_str(" ");
 		first = 0;
-		switch (rn(7)) {
+		switch (rn(8)) {
 		case 0:
 			pay_fmt("mode=%s", bench_modes[rn(nr_bench_modes)]);
+			break;
+		case 7:
+			pay_dparam();
 			break;
 		case 1:
 			pay_fmt("clients=%u", 1 + rn(8));

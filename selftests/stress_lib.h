@@ -557,6 +557,17 @@ struct mcs_mode {
 	int refills;	/* an uncharge can leave pages in its stocks */
 	int slots;	/* it fills per-CPU stocks with slots (stocks= is not "-") */
 	char stocks[160];
+	char params[160];	/* params= as published: "-" or NAME:MIN..MAX:VALUE[<UPPER],... */
+};
+
+#define MCS_MAX_PARAMS	8
+
+/* A bench parameter of a mode's design, from its params= in "modes". */
+struct mcs_mode_param {
+	char name[32];
+	unsigned int min, max;
+	unsigned int value;	/* the value now: the default outside a bench run */
+	char below[32];		/* "": none; else the parameter it must stay below */
 };
 
 static inline void mcs_mode_token(struct mcs_mode *m, const char *key, const char *val)
@@ -575,6 +586,8 @@ static inline void mcs_mode_token(struct mcs_mode *m, const char *key, const cha
 		m->refills = !strcmp(val, "1");
 	else if (!strcmp(key, "stocks"))
 		snprintf(m->stocks, sizeof(m->stocks), "%s", val);
+	else if (!strcmp(key, "params"))
+		snprintf(m->params, sizeof(m->params), "%s", val);
 	m->slots = m->stocks[0] && strcmp(m->stocks, "-");
 }
 
@@ -613,6 +626,37 @@ static inline int mcs_modes(struct mcs_mode *modes)
 	}
 	if (!n)
 		ksft_exit_fail_msg("%s/modes: no mode\n", MCS_DIR);
+	return n;
+}
+
+/*
+ * The parameters of @m into @out (room for MCS_MAX_PARAMS); returns how
+ * many.  An item that does not parse fails the selftest: a test of every
+ * parameter must not pass with fewer.
+ */
+static inline int mcs_mode_params(const struct mcs_mode *m, struct mcs_mode_param *out)
+{
+	char buf[sizeof(m->params)], *item, *save = NULL;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", m->params);
+	if (!buf[0] || !strcmp(buf, "-"))
+		return 0;
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		struct mcs_mode_param *p = &out[n];
+		int len = 0;
+
+		if (n == MCS_MAX_PARAMS)
+			ksft_exit_fail_msg("%s/modes: %s: over %d params\n", MCS_DIR, m->name,
+					   MCS_MAX_PARAMS);
+		memset(p, 0, sizeof(*p));
+		if (sscanf(item, "%31[a-z0-9_]:%u..%u:%u%n", p->name, &p->min, &p->max,
+			   &p->value, &len) != 4 || p->min > p->max ||
+		    (item[len] && sscanf(item + len, "<%31[a-z0-9_]", p->below) != 1))
+			ksft_exit_fail_msg("%s/modes: %s: bad param '%s'\n", MCS_DIR, m->name,
+					   item);
+		n++;
+	}
 	return n;
 }
 

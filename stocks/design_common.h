@@ -252,6 +252,11 @@ struct mcs_design {
  * @value: the design's variable, read on its paths; its value at load is
  *	the default, set for a run that names the key and restored after it
  * @doc: one line: what it sets
+ * @below: NULL, or the name of another parameter of the same mode that
+ *	this one must stay strictly below: a run whose values (the ones its
+ *	line sets, the others' current ones) break it is refused
+ *	(MCS_ERR_PARAM_ORDER), before anything is set.  Debugfs "modes"
+ *	publishes it, so that the tests try a crossed pair of every design.
  */
 struct mcs_bench_param {
 	const char *name;
@@ -259,10 +264,16 @@ struct mcs_bench_param {
 	unsigned int max;
 	unsigned int *value;
 	const char *doc;
+	const char *below;
 };
 
 #define MCS_BENCH_PARAM(n, lo, hi, var, d) {				\
 	.name = (n), .min = (lo), .max = (hi), .value = &(var), .doc = (d) }
+
+/* A parameter that must stay below the parameter called @up of its mode. */
+#define MCS_BENCH_PARAM_BELOW(n, lo, hi, var, up, d) {			\
+	.name = (n), .min = (lo), .max = (hi), .value = &(var), .doc = (d),	\
+	.below = (up) }
 
 /*
  * mcs_mode_info's flags.  MCS_MODE_CONTROL: a benchmark control that
@@ -300,7 +311,7 @@ struct mcs_bench_param {
  *	irqsave, preempt, atomic or transfer
  * @flags: MCS_MODE_CONTROL, MCS_MODE_NO_REFILL
  * @params: its benchmark parameters, terminated by one without a name;
- *	NULL for none
+ *	NULL for none; one may name another it must stay below (@below)
  * @kinds: the kinds of its design's stocks that this mode fills,
  *	NULL-terminated (two modes of one design may each have a stock of
  *	its own); NULL: every kind of its design

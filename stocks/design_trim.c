@@ -283,8 +283,8 @@ static_assert(MCS_TRIM_MAX == 64, "trim_high's bounds below are MCS_TRIM_MAX's")
 static const struct mcs_bench_param trim_params[] = {
 	MCS_BENCH_PARAM("trim_high", 1, 64, mcs_trim_high,
 			"pages a slot keeps at most; a put above trims it to trim_low"),
-	MCS_BENCH_PARAM("trim_low", 0, 63, mcs_trim_low,
-			"pages a trimmed slot keeps (at most trim_high - 1)"),
+	MCS_BENCH_PARAM_BELOW("trim_low", 0, 63, mcs_trim_low, "trim_high",
+			      "pages a trimmed slot keeps, below trim_high"),
 	{}
 };
 

@@ -24,9 +24,10 @@
  * completes, and trim_low, 0..63, what a slot that went above trim_high
  * keeps.  The charge batch caps trim_high while it is smaller
  * (mcs_trim_high_now()): no slot ever holds more than a batch, so the
- * bound on stranded charge is the one of "decoupled".  A trim_low that is
- * not below the high mark in use counts as one page below it (the
- * bench's bounds are per key, and the batch can change beside them).
+ * bound on stranded charge is the one of "decoupled".  The bench refuses
+ * a run whose trim_low is not below its trim_high (the param's "below");
+ * a trim_low not below the high mark in use because a smaller batch caps
+ * it counts as one page below that mark.
  * With trim_low 0 a trim is "decoupled"'s overflow drain, but the slot
  * stays taken.
  *

@@ -10,7 +10,8 @@ and each design's `struct mcs_design mcs_design_<design>` in stocks/*.c.
 Either way each mode is a dict with the keys of a "modes" line
 (docs/debugfs.md): mode, id, design, group (None: in no wide table), abbr,
 control, batches, memcgs_per_cpu, refills, stocks (list of struct names), params
-(list of dicts name/min/max/default), cycles (dict "pages", "pages@rt", ...
+(list of dicts name/min/max/default/below, below the name of the parameter
+it must stay below or None), cycles (dict "pages", "pages@rt", ...
 -> {primitive: uses}).
 
 Command line (for shell scripts):
@@ -21,7 +22,8 @@ Command line (for shell scripts):
   designs.py ungrouped [FILE]      the others (calibration modes)
   designs.py profile-jobs [FILE]   bench-profile's default jobs, ';'-separated
   designs.py check                 the source parses: every table line has
-                                   its metadata (exit 1 naming what lacks)
+                                   its metadata, every param's "below" names
+                                   a param of its mode (exit 1 naming what)
 """
 import os
 import re
@@ -55,10 +57,34 @@ def parse_params(text):
         return []
     out = []
     for item in text.split(","):
+        item, _, below = item.partition("<")
         name, rng, default = item.split(":")
         lo, hi = rng.split("..")
-        out.append({"name": name, "min": int(lo), "max": int(hi), "default": int(default)})
+        out.append({"name": name, "min": int(lo), "max": int(hi), "default": int(default),
+                    "below": below or None})
     return out
+
+
+def check_params(modes):
+    """What is wrong with the modes' params: a "below" that names no
+    parameter of its mode, or bounds where no value stays below it."""
+    errors = []
+    for m in modes:
+        by_name = {p["name"]: p for p in m["params"]}
+        for p in m["params"]:
+            if not p["below"]:
+                continue
+            up = by_name.get(p["below"])
+            if up is None:
+                errors.append(f"{m['mode']}: {p['name']} must stay below {p['below']}, "
+                              "which is no parameter of the mode")
+            elif p["min"] >= up["max"]:
+                errors.append(f"{m['mode']}: {p['name']} (from {p['min']}) can never stay "
+                              f"below {up['name']} (to {up['max']})")
+            elif p["default"] >= up["default"]:
+                errors.append(f"{m['mode']}: the defaults cross: {p['name']}={p['default']}, "
+                              f"{up['name']}={up['default']}")
+    return errors
 
 
 def _mode_from_kv(kv):
@@ -200,10 +226,12 @@ def load_source(root=ROOT):
         fi, fd = _fields(info), _fields(dsg)
         plist = []
         if fi.get("params", "NULL") != "NULL":
-            for pm in re.finditer(r"MCS_BENCH_PARAM\(\s*\"(\w+)\"\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)",
+            for pm in re.finditer(r"MCS_BENCH_PARAM(_BELOW)?\(\s*\"(\w+)\"\s*,\s*(\w+)\s*,"
+                                  r"\s*(\w+)\s*,\s*(\w+)(?:\s*,\s*\"(\w+)\")?",
                                   params.get(fi["params"], "")):
-                plist.append({"name": pm.group(1), "min": num(pm.group(2)), "max": num(pm.group(3)),
-                              "default": uints.get(pm.group(4), num(pm.group(2)))})
+                plist.append({"name": pm.group(2), "min": num(pm.group(3)), "max": num(pm.group(4)),
+                              "default": uints.get(pm.group(5), num(pm.group(3))),
+                              "below": pm.group(6) if pm.group(1) else None})
         # the kinds the mode fills: its own list, else its design's
         klist = fi.get("kinds") or fd.get("kinds", "")
         stocks_of = [kinds[k] for k in kind_lists.get(klist, []) if k in kinds]
@@ -305,6 +333,10 @@ def main(argv):
     elif cmd == "profile-jobs":
         print(";".join(profile_jobs(modes)))
     elif cmd == "check":
+        errors = check_params(modes)
+        if errors:
+            print("designs.py: " + "; ".join(errors), file=sys.stderr)
+            return 1
         print(f"designs.py: {len(modes)} modes: {' '.join(names(modes))}")
     else:
         print(__doc__, file=sys.stderr)
