@@ -3,7 +3,7 @@
 # bench-lib.sh: what `make bench` (scripts/bench/bench.sh), `make
 # bench-running` (scripts/bench/bench-running.sh) and trace-replay.sh share:
 # the job lists, their narrowing, the result folders, the staging of a
-# trace.  Sourced after lib.sh; the job lists read $modes, $ims
+# trace.  Sourced after lib.sh; the job lists read $modes, $batching, $ims
 # (icount ms) and $ms (wall-clock ms) of the caller.
 #
 # Every run keeps its report in a folder of its own,
@@ -68,18 +68,16 @@ icount_jobs() {
 		emit "clients=$n workload=$wl duration_ms=$((ims * 10))"
 	done
 	# the charge batch proposed for 64K and 16K pages (16, 32), in the
-	# modes that batch
+	# modes of the batch sweep ($batching: designs.py batching)
 	for b in 16 32; do
 		for m in 1 8; do
-			for c in $modes; do
-				[[ $c == none || $c == coupled-noirq ]] ||
-					echo "mode=$c clients=1 workload=pages memcgs=$m batch=$b $d"
+			for c in $batching; do
+				echo "mode=$c clients=1 workload=pages memcgs=$m batch=$b $d"
 			done
 		done
 		# the premature refusals with less charge per stock
-		for c in $modes; do
-			[[ $c == none || $c == coupled-noirq ]] ||
-				echo "mode=$c clients=$n workload=limit-nowait batch=$b duration_ms=$((ims * 10))"
+		for c in $batching; do
+			echo "mode=$c clients=$n workload=limit-nowait batch=$b duration_ms=$((ims * 10))"
 		done
 	done
 }

@@ -93,6 +93,8 @@ fi
 # from the binding table and the designs' metadata (designs.py)
 modes=$(python3 "$here/designs.py" grouped | tr '\n' ' ') || die "designs.py: the modes do not parse"
 calibration=$(python3 "$here/designs.py" ungrouped | tr '\n' ' ')
+# the batch sweep's modes: side by side, with a page stock
+batching=$(python3 "$here/designs.py" batching | tr '\n' ' ')
 pmu=${BENCH_PMU:-}
 [[ -z $pmu ]] || bench_pmu_check "$pmu"
 stall=${BENCH_STALL_S:-300}

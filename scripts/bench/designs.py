@@ -20,6 +20,8 @@ Command line (for shell scripts):
   designs.py grouped [FILE]        the modes of the wide tables (a group:
                                    the side-by-side ones and the controls)
   designs.py ungrouped [FILE]      the others (calibration modes)
+  designs.py batching [FILE]       the batch sweep's modes (side by side,
+                                   with a page stock)
   designs.py profile-jobs [FILE]   bench-profile's default jobs, ';'-separated
   designs.py check                 the source parses: every table line has
                                    its metadata, every param's "below" names
@@ -328,6 +330,8 @@ def main(argv):
         print("\n".join(names(modes)))
     elif cmd == "side":
         print("\n".join(side(modes)))
+    elif cmd == "batching":
+        print("\n".join(batching(modes)))
     elif cmd in ("grouped", "ungrouped"):
         print("\n".join(m["mode"] for m in modes if bool(m["group"]) == (cmd == "grouped")))
     elif cmd == "profile-jobs":

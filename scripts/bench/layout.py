@@ -5,44 +5,50 @@ cache lines a stock hit touches, from the built module's debug info
 (pahole).  Instruction counts do not see cache misses; this table says how
 many distinct lines each hit needs, which is what a miss would cost.
 
-Per design: its per-CPU structs (pahole's size and cache lines), the bytes
-per CPU (per memcg per CPU for percpu-counter and hahn-v4, whose stock lives
-beside each memcg), and for a page hit and a byte hit the lines of the per-CPU struct
-that the hit reads or writes, counted from the members the hit touches
-(listed below from the code of each design, with the slot scan over every
-slot) at the offsets pahole gives, the struct taken as cache-line aligned
-(DEFINE_PER_CPU_ALIGNED for the decoupled stocks).  Every hit also touches
-the memcg's per-CPU event counters (one more line) and the task's
-preempt count; those are the same for every design and left out.
+One row per mode of the binding table, in its order, from
+scripts/bench/designs.py (debugfs "modes" when a saved copy is given, else
+the source): its per-CPU structs are the ones its `stocks=` names (pahole's
+size and cache lines), and the bytes per CPU their sum.  A mode without
+per-CPU stocks keeps its page stock beside each memcg (memcgs_per_cpu
+without stocks: percpu-counter, hahn-v4) or has none.  For a page hit and a
+byte hit: the lines of the per-CPU struct that the hit reads or writes,
+counted from the members the hit touches at the offsets pahole gives, the
+struct taken as cache-line aligned (DEFINE_PER_CPU_ALIGNED).  The page hit
+is in the struct of its stocks with `nr_pages`, the byte hit in the one
+with `nr_bytes`; either touches the lock, the slot scan (`cached`, slots
+0..k read, or `cached_objcg` for bytes where there is one) and the count of
+slot k.  A mode whose bytes live in the objcg's shared leftover has no byte
+stock of its own (`-`).  Every hit also touches the memcg's per-CPU event
+counters (one more line) and the task's preempt count; those are the same
+for every design and left out.
+
+Usage: layout.py MODULE.ko [MODES]  (MODES: a saved debugfs "modes" file)
 
 Exit status 2 when pahole or the module's debug info is missing.
 """
+import os
 import re
 import subprocess
 import sys
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import designs  # noqa: E402
+
 LINE = 64
 
-# design -> ((struct, members a page hit touches), (struct, members a byte hit touches));
-# "cached" is the slot scan (slots 0..k read), other arrays are read at slot k
-HITS = {
-    "decoupled": (("mcs_memcg_stock", ["lock", "cached", "nr_pages"]),
-                  ("mcs_obj_stock", ["lock", "cached", "nr_bytes"])),
-    "decoupled-owner": (("mcs_memcg_stock", ["lock", "owner", "cached", "nr_pages"]),
-                        ("mcs_obj_stock", ["lock", "owner", "cached", "nr_bytes"])),
-    "coupled": (("mcs_coupled_stock", ["lock", "cached", "nr_pages"]),
-                ("mcs_coupled_stock", ["lock", "cached_objcg", "nr_bytes"])),
-    "decoupled-7.3": (("mcs_memcg_stock", ["lock", "cached", "nr_pages"]),
-                      ("mcs_obj73_stock", ["lock", "cached", "nr_bytes"])),
+# Optional, per mode: members a hit touches beyond the default ones (lock,
+# the slot scan, the count), read from the design's code; a mode not here
+# touches the default ones only.  scripts/checks/mode-lists.py checks that
+# each name is a mode.
+EXTRA_MEMBERS = {
+    "decoupled-owner": ["owner"],
 }
-HITS["coupled-noirq"] = HITS["coupled"]
-PER_CPU = {
-    "decoupled": ["mcs_memcg_stock", "mcs_obj_stock"],
-    "decoupled-owner": ["mcs_memcg_stock", "mcs_obj_stock"],
-    "coupled": ["mcs_coupled_stock"],
-    "coupled-noirq": ["mcs_coupled_stock"],
-    "decoupled-7.3": ["mcs_memcg_stock", "mcs_obj73_stock"],
+# Optional, per mode without per-CPU stocks but with a page stock beside
+# each memcg: what it holds per memcg per CPU (default: "per memcg").
+PER_MEMCG_BYTES = {
+    "percpu-counter": "4/memcg",
+    "hahn-v4": "4/memcg",
 }
 
 
@@ -85,46 +91,73 @@ def lines_of(members, names, slot):
     return len(lines)
 
 
+def hit_members(members, kind, extra):
+    """The members a hit of @kind ("pages" or "bytes") touches in a struct
+    with @members, or None when the struct keeps no such count."""
+    count = "nr_pages" if kind == "pages" else "nr_bytes"
+    if count not in members:
+        return None
+    scan = "cached_objcg" if kind == "bytes" and "cached_objcg" in members else "cached"
+    return [n for n in ["lock"] + extra + [scan, count] if n in members]
+
+
+def hit_cell(structs, names, kind, extra):
+    """The page or byte hit's lines in the first / the last slot, or "-"."""
+    for st in names:
+        members = structs[st][0]
+        touched = hit_members(members, kind, extra)
+        if touched is None:
+            continue
+        scan = [n for n in ("cached_objcg", "cached") if n in touched]
+        slots = members[scan[0]][2] if scan else 1
+        first = lines_of(members, touched, 0)
+        last = lines_of(members, touched, slots - 1)
+        return f"{first}" if first == last else f"{first} / {last}", slots
+    return "-", 0
+
+
 def main():
-    if len(sys.argv) != 2:
-        print("usage: layout.py MODULE.ko", file=sys.stderr)
+    if len(sys.argv) not in (2, 3):
+        print("usage: layout.py MODULE.ko [MODES]", file=sys.stderr)
         sys.exit(2)
     ko = sys.argv[1]
-    structs = {s: pahole(ko, s) for s in ("mcs_memcg_stock", "mcs_obj_stock",
-                                          "mcs_obj73_stock", "mcs_coupled_stock",
-                                          "mcs_hahn_v6_stock")}
-    slots = structs["mcs_memcg_stock"][0]["cached"][2]
+    try:
+        modes = designs.load(sys.argv[2] if len(sys.argv) == 3 else None)
+    except (ValueError, KeyError, OSError) as e:
+        print(f"layout: designs.py: {e}", file=sys.stderr)
+        sys.exit(2)
+    structs = {}
+    for m in modes:
+        for st in m["stocks"]:
+            if st not in structs:
+                structs[st] = pahole(ko, st)
     print(f"  {'design':<16} | {'per-CPU structs: bytes (cache lines)':<48} | {'bytes/CPU':>9} | "
           f"{'page hit lines':>14} | {'byte hit lines':>14}")
-    for d in ("decoupled", "decoupled-owner", "coupled", "coupled-noirq", "decoupled-7.3"):
-        parts = ", ".join(f"{s} {structs[s][1][0]} ({structs[s][1][1]})" for s in PER_CPU[d])
-        total = sum(structs[s][1][0] for s in PER_CPU[d])
-        (ps, pm), (bs, bm) = HITS[d]
-        cells = []
-        for st, names in ((ps, pm), (bs, bm)):
-            first = lines_of(structs[st][0], names, 0)
-            last = lines_of(structs[st][0], names, slots - 1)
-            cells.append(f"{first}" if first == last or d.startswith("coupled")
-                         else f"{first} / {last}")
-        print(f"  {d:<16} | {parts:<48} | {total:>9} | {cells[0]:>14} | {cells[1]:>14}")
-    for d in ("percpu-counter", "hahn-v4"):
-        print(f"  {d:<16} | {'an atomic_t per memcg (alloc_percpu)':<48} | "
-              f"{'4/memcg':>9} | {'1 per memcg':>14} | {'-':>14}")
-    v6, v6_size = structs["mcs_hahn_v6_stock"]
-    first = lines_of(v6, ["lock", "cached", "nr_pages"], 0)
-    last = lines_of(v6, ["lock", "cached", "nr_pages"], slots - 1)
-    v6_parts = f"mcs_hahn_v6_stock {v6_size[0]} ({v6_size[1]})"
-    print(f"  {'hahn-v6':<16} | {v6_parts:<48} | {v6_size[0]:>9} | "
-          f"{first if first == last else f'{first} / {last}':>14} | {'-':>14}")
-    print(f"  {'none':<16} | {'-':<48} | {0:>9} | {'-':>14} | {'-':>14}")
+    most_slots = 0
+    for m in modes:
+        d = m["mode"]
+        if not m["stocks"]:
+            if m["memcgs_per_cpu"]:
+                print(f"  {d:<16} | {'a count per memcg (alloc_percpu)':<48} | "
+                      f"{PER_MEMCG_BYTES.get(d, 'per memcg'):>9} | {'1 per memcg':>14} | "
+                      f"{'-':>14}")
+            else:
+                print(f"  {d:<16} | {'-':<48} | {0:>9} | {'-':>14} | {'-':>14}")
+            continue
+        extra = EXTRA_MEMBERS.get(d, [])
+        parts = ", ".join(f"{s} {structs[s][1][0]} ({structs[s][1][1]})" for s in m["stocks"])
+        total = sum(structs[s][1][0] for s in m["stocks"])
+        page, n1 = hit_cell(structs, m["stocks"], "pages", extra)
+        byte, n2 = hit_cell(structs, m["stocks"], "bytes", extra)
+        most_slots = max(most_slots, n1, n2)
+        print(f"  {d:<16} | {parts:<48} | {total:>9} | {page:>14} | {byte:>14}")
     note = (f"hit lines: lines of the per-CPU struct that a hit reads or writes, from its "
-            f"members' offsets, counted from a cache-line boundary (the decoupled stocks are "
-            f"aligned; the coupled stock is not and may straddle one line more); a / b: the hit "
-            f"in the first / the last of the {slots} slots (the scan reads the slots before it); "
-            f"percpu-counter, hahn-v4: the memcg's own per-CPU count (the same one); -: no per-CPU "
-            f"stock (the bytes of none, percpu-counter, hahn-v4 and hahn-v6 live in the objcg's "
-            f"shared leftover). Every hit also "
-            f"touches the memcg's per-CPU event counters.")
+            f"members' offsets, counted from a cache-line boundary (a struct that is not "
+            f"aligned, such as the coupled stock, may straddle one line more); a / b: the hit "
+            f"in the first / the last slot (up to {most_slots}; the scan reads the slots before "
+            f"it); a count per memcg: the memcg's own per-CPU count (the same one); -: no "
+            f"per-CPU stock of its own (bytes in the objcg's shared leftover, or no stock). "
+            f"Every hit also touches the memcg's per-CPU event counters.")
     for line in textwrap.wrap(note, 116):
         print("  " + line)
 

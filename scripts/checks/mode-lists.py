@@ -1,20 +1,31 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""mode-lists.py (lint.sh): the lists of stock modes that must stay in the
-host scripts name only modes of the binding table, and those that must hold
-every mode of a kind hold it.  Everything else takes its modes from
-scripts/bench/designs.py; a list here is a choice no metadata makes:
+"""mode-lists.py (lint.sh): the host scripts keep no list of stock modes of
+their own but the ones below, and those name only modes of the binding
+table.  Everything else takes its modes from scripts/bench/designs.py; a
+list here is a choice no metadata makes:
 
   bench-report.py KCOST_MODES  the modes beside the kernel's own accounting
                                (the kernel's designs and none): a subset,
                                each name must be a mode
-  layout.py HITS, PER_CPU      the members a hit touches, per mode with
-                               per-CPU stocks: each name must be a mode
+  layout.py EXTRA_MEMBERS      members a hit touches beyond the default
+                               ones, per mode (optional; default none)
+  layout.py PER_MEMCG_BYTES    what a per-memcg count holds per CPU, per
+                               mode without per-CPU stocks (optional)
+  docs-check.py claim_percpu_stranded  one claim comparing two named modes
 
-Exit 1, naming the list and the mode, when one names an unknown mode.
+Besides, every Python script under scripts/ is read for a tuple, list or
+set literal that holds two mode names or more (a for-loop over modes, an
+`in (...)` test, an assignment), and every shell script for a `for X in`
+list or a `[[ ... ]]` test naming two modes or more: such a list is a hand
+copy of the table that a new mode would miss.  One of the lists above is
+allowed where it is (its file and the assignment or function around it).
+
+Exit 1, naming the file, the line and the modes, for each.
 """
 import ast
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -48,6 +59,64 @@ def literal_names(path, name):
     return out
 
 
+# (file, assignment or function) where a literal list of modes is a choice
+ALLOWED = {
+    ("scripts/bench/bench-report.py", "KCOST_MODES"),
+    ("scripts/checks/docs-check.py", "claim_percpu_stranded"),
+}
+MIN_NAMES = 2
+
+
+def python_lists(path, known):
+    """(line, names, owner) of each literal list of @known names in @path."""
+    tree = ast.parse(open(os.path.join(ROOT, path)).read())
+    found = []
+
+    def visit(node, owner):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            owner = node.name
+        elif isinstance(node, ast.Assign) and node.targets and isinstance(node.targets[0], ast.Name):
+            owner = node.targets[0].id
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            names = [e.value for e in node.elts
+                     if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value in known]
+            if len(names) >= MIN_NAMES:
+                found.append((node.lineno, names, owner))
+        for child in ast.iter_child_nodes(node):
+            visit(child, owner)
+
+    visit(tree, None)
+    return found
+
+
+SH_FOR = re.compile(r"\bfor\s+\w+\s+in\s+([^;\n]*)")
+SH_TEST = re.compile(r"\[\[(.*?)\]\]")
+
+
+def shell_lists(path, known):
+    """(line, names) of each `for X in` list or `[[ ]]` test naming modes."""
+    found = []
+    for i, line in enumerate(open(os.path.join(ROOT, path)), 1):
+        code = line.split("#", 1)[0] if not line.lstrip().startswith("#") else ""
+        for rx in (SH_FOR, SH_TEST):
+            for m in rx.finditer(code):
+                words = re.findall(r"[\w.-]+", m.group(1))
+                names = [w for w in words if w in known]
+                if len(names) >= MIN_NAMES:
+                    found.append((i, names))
+    return found
+
+
+def scripts():
+    for root, _, files in os.walk(os.path.join(ROOT, "scripts")):
+        for f in sorted(files):
+            rel = os.path.relpath(os.path.join(root, f), ROOT)
+            if f.endswith(".py"):
+                yield rel, "py"
+            elif f.endswith(".sh"):
+                yield rel, "sh"
+
+
 def main():
     try:
         known = set(designs.names(designs.load()))
@@ -55,8 +124,19 @@ def main():
         print(f"mode-lists: designs.py: {e}", file=sys.stderr)
         return 1
     lists = [("scripts/bench/bench-report.py", "KCOST_MODES"),
-             ("scripts/bench/layout.py", "HITS"), ("scripts/bench/layout.py", "PER_CPU")]
+             ("scripts/bench/layout.py", "EXTRA_MEMBERS"),
+             ("scripts/bench/layout.py", "PER_MEMCG_BYTES")]
     bad = []
+    for path, kind in scripts():
+        if kind == "py":
+            for line, names, owner in python_lists(path, known):
+                if (path, owner) not in ALLOWED:
+                    bad.append(f"{path}:{line}: a list of modes ({', '.join(names)}): "
+                               "take them from designs.py")
+        else:
+            for line, names in shell_lists(path, known):
+                bad.append(f"{path}:{line}: a list of modes ({' '.join(names)}): "
+                           "take them from designs.py")
     for path, name in lists:
         names = literal_names(path, name)
         if not names:
@@ -66,7 +146,8 @@ def main():
     for b in bad:
         print(f"mode-lists: {b}", file=sys.stderr)
     if not bad:
-        print(f"mode-lists: {len(lists)} lists name only the table's {len(known)} modes")
+        print(f"mode-lists: no hand list of modes in scripts/; {len(lists)} lists name only "
+              f"the table's {len(known)} modes")
     return 1 if bad else 0
 
 
