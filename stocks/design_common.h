@@ -312,6 +312,10 @@ struct mcs_bench_param {
  * @flags: MCS_MODE_CONTROL, MCS_MODE_NO_REFILL
  * @params: its benchmark parameters, terminated by one without a name;
  *	NULL for none; one may name another it must stay below (@below)
+ * @settings: NULL, or the settings of @params that the benchmark measures
+ *	beside the defaults, in the designs side by side and the replays:
+ *	"|"-separated, each "NAME=N[,NAME=N...]" (a plain literal; the
+ *	report labels its rows "mode(NAME=N)")
  * @kinds: the kinds of its design's stocks that this mode fills,
  *	NULL-terminated (two modes of one design may each have a stock of
  *	its own); NULL: every kind of its design
@@ -325,6 +329,7 @@ struct mcs_mode_info {
 	const char *cycles;
 	unsigned int flags;
 	const struct mcs_bench_param *params;
+	const char *settings;
 	const struct mcs_stock_kind *const *kinds;
 };
 

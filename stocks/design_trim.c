@@ -294,6 +294,8 @@ const struct mcs_mode_info mcs_mode_trim = {
 	.abbr = "trim",
 	.cycles = MCS_CYCLES_TRYLOCK_PAGES "," MCS_CYCLES_OBJCG_ATOMIC,
 	.params = trim_params,
+	/* trimming to a quarter and to three quarters of a batch */
+	.settings = "trim_low=16|trim_low=48",
 };
 
 /* for the KUnit module only */

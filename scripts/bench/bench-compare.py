@@ -35,7 +35,9 @@ PMU = (("pmu_insns_per_pair", "pmu insns/pair"), ("pmu_cycles_per_pair", "pmu cy
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import designs  # noqa: E402  (the one list of modes)
 
-MODE_ORDER = designs.names(designs.load())
+_MODES = designs.load()
+# the table's order, each mode followed by the settings of its parameters
+MODE_ORDER = [lbl for lbl, _, _ in designs.variants(_MODES, designs.names(_MODES))]
 
 def fail(msg):
     print(f"bench-compare: {msg}", file=sys.stderr)

@@ -3,7 +3,8 @@
 # bench-lib.sh: what `make bench` (scripts/bench/bench.sh), `make
 # bench-running` (scripts/bench/bench-running.sh) and trace-replay.sh share:
 # the job lists, their narrowing, the result folders, the staging of a
-# trace.  Sourced after lib.sh; the job lists read $modes, $batching, $ims
+# trace.  Sourced after lib.sh; the job lists read $modes, $batching,
+# $settings, $ims
 # (icount ms) and $ms (wall-clock ms) of the caller.
 #
 # Every run keeps its report in a folder of its own,
@@ -33,6 +34,39 @@ emit() {
 	for m in $modes; do echo "mode=$m $*"; done
 }
 
+# emit_settings KEY=VALUE... : the same job for each setting of a mode's
+# parameters that the report shows beside the defaults ($settings:
+# designs.py settings, one "mode=M NAME=N..." line each)
+emit_settings() {
+	local s
+	while IFS= read -r s; do
+		if [[ -n $s ]]; then echo "$s $*"; fi
+	done <<<"${settings:-}"
+}
+
+# settings_jobs NCPUS: the jobs of the designs side by side and the
+# stranded charge (bench-report.py) at each setting of $settings
+settings_jobs() {
+	local n=$1 wl m b d="duration_ms=$ims"
+	[[ -n ${settings:-} ]] || return 0
+	for wl in pages bytes; do
+		for m in 1 7 64 256; do emit_settings "clients=1 workload=$wl memcgs=$m $d"; done
+	done
+	emit_settings "clients=1 workload=drain memcgs=1 $d"
+	if ((n >= 2)); then
+		for wl in cross-pages cross-bytes; do emit_settings "clients=$n workload=$wl $d"; done
+		for m in "$n" $((4 * n)); do
+			emit_settings "clients=$m workload=cross-pages shared=1 $d"
+		done
+	fi
+	for wl in limit-nowait limit-kernel; do
+		emit_settings "clients=$n workload=$wl duration_ms=$((ims * 10))"
+	done
+	for b in 32 16; do
+		emit_settings "clients=$n workload=limit-nowait batch=$b duration_ms=$((ims * 10))"
+	done
+}
+
 # icount_jobs NCPUS: the instruction-count job list of a guest
 icount_jobs() {
 	local n=$1 c m wl d="duration_ms=$ims"
@@ -55,6 +89,8 @@ icount_jobs() {
 	# a synchronous drain of one memcg (as an offline does) per pair, with
 	# 1..256 memcgs live
 	for m in 1 8 64 256; do emit "clients=1 workload=drain memcgs=$m $d"; done
+	# the designs side by side at the settings of their parameters
+	settings_jobs "$n"
 	# frees on another CPU than the charge; premature refusals below a
 	# limit (the clients take turns and stop after a fixed number of
 	# steps, the duration only bounds them)

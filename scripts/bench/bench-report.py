@@ -31,6 +31,11 @@ import designs  # noqa: E402  (the one list of modes: scripts/bench/designs.py)
 _BDIR = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != "--noisy" else None
 DESIGNS = designs.load(os.path.join(_BDIR, "modes.txt") if _BDIR else None)
 DESIGN = {m["mode"]: m for m in DESIGNS}
+# a run of a mode at a setting of its parameters off their defaults is a
+# row of its own, "mode(NAME=N)" (designs.py label()), with its mode's
+# metadata; the settings make bench measures: designs.py variants()
+for _lbl, _base, _ in designs.variants(DESIGNS, designs.names(DESIGNS)):
+    DESIGN.setdefault(_lbl, DESIGN[_base])
 # the modes of the wide tables (a mode without a group, decoupled-7.3, is in
 # the replays and beside the kernel's accounting only)
 MODES = [m["mode"] for m in DESIGNS if m["group"]]
@@ -71,6 +76,8 @@ def read_kv(path):
     with open(path) as f:
         for line in f:
             kv = dict(t.split("=", 1) for t in line.split() if "=" in t)
+            if kv.get("mode") in DESIGN:
+                kv["mode"] = designs.run_label(DESIGN, kv)
             if kv:
                 rows.append(kv)
     return rows
@@ -713,7 +720,8 @@ def layout_cells(path):
     return cells
 
 
-SIDE = designs.side(DESIGNS)
+# the side-by-side modes, each followed by the settings of its parameters
+SIDE = tuple(lbl for lbl, _, _ in designs.variants(DESIGNS, designs.side(DESIGNS)))
 
 
 def refusal_rate(runs, mode, workload, batch=64):
@@ -792,13 +800,13 @@ for k, runs in icount.items():
         rs = pick(runs[0][0], workload="pages", mode=m, clients=1, memcgs=256, hardirq=0, nmi="off")
         st = (f"{rs[0]['stranded_pages']}/{rs[0].get('peak_pages', '-')}/{rs[0]['stranded_bound']}"
               if rs and "stranded_pages" in rs[0] else "-")
-        b, pl, bl = lay.get(m, ("-", "-", "-"))
+        b, pl, bl = lay.get(DESIGN[m]["mode"], ("-", "-", "-"))
         emit(f"  {m:<16} | {st:>23} | {b:>9} | {pl:>14} | {bl:>14}")
 mark = len(out)
 
 # 3c. the recorded charge streams (bench.sh: each trace of $B/traces once
 # through every mode in every icount boot), per trace and kernel
-REPLAY_MODES = tuple(designs.names(DESIGNS))
+REPLAY_MODES = tuple(lbl for lbl, _, _ in designs.variants(DESIGNS, designs.names(DESIGNS)))
 REPLAY_COUNTS = ("events", "ops", "hits", "misses", "trylock_fail", "refills", "drains",
                  "drain_events", "refusals", "recorded_refusals", "short_uncharges",
                  "stranded_pages", "stranded_peak", "untimed", "cached_at_end")

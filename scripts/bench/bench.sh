@@ -95,6 +95,8 @@ modes=$(python3 "$here/designs.py" grouped | tr '\n' ' ') || die "designs.py: th
 calibration=$(python3 "$here/designs.py" ungrouped | tr '\n' ' ')
 # the batch sweep's modes: side by side, with a page stock
 batching=$(python3 "$here/designs.py" batching | tr '\n' ' ')
+# the settings of the designs' parameters measured beside their defaults
+settings=$(python3 "$here/designs.py" settings)
 pmu=${BENCH_PMU:-}
 [[ -z $pmu ]] || bench_pmu_check "$pmu"
 stall=${BENCH_STALL_S:-300}
@@ -161,6 +163,9 @@ replay_jobs() {
 		for m in $modes $calibration; do
 			echo "file=$(basename "$t") mode=$m workload=replay"
 		done
+		while IFS= read -r m; do
+			if [[ -n $m ]]; then echo "file=$(basename "$t") $m workload=replay"; fi
+		done <<<"$settings"
 	done
 }
 

@@ -11,7 +11,8 @@ Either way each mode is a dict with the keys of a "modes" line
 (docs/debugfs.md): mode, id, design, group (None: in no wide table), abbr,
 control, batches, memcgs_per_cpu, refills, stocks (list of struct names), params
 (list of dicts name/min/max/default/below, below the name of the parameter
-it must stay below or None), cycles (dict "pages", "pages@rt", ...
+it must stay below or None), settings (list of {name: value}: the settings
+make bench measures beside the defaults), cycles (dict "pages", "pages@rt", ...
 -> {primitive: uses}).
 
 Command line (for shell scripts):
@@ -20,6 +21,9 @@ Command line (for shell scripts):
   designs.py grouped [FILE]        the modes of the wide tables (a group:
                                    the side-by-side ones and the controls)
   designs.py ungrouped [FILE]      the others (calibration modes)
+  designs.py settings [FILE]       the settings of the modes' parameters that
+                                   make bench measures beside the defaults,
+                                   one "mode=M NAME=N..." line each
   designs.py batching [FILE]       the batch sweep's modes (side by side,
                                    with a page stock)
   designs.py profile-jobs [FILE]   bench-profile's default jobs, ';'-separated
@@ -67,6 +71,49 @@ def parse_params(text):
     return out
 
 
+def short_name(mode_meta, param):
+    """A parameter's name in a row label: without its design's prefix."""
+    prefix = mode_meta["design"].replace("-", "_") + "_"
+    return param[len(prefix):] if param.startswith(prefix) and len(param) > len(prefix) else param
+
+
+def label(mode_meta, values):
+    """The report's name of a run of a mode with parameter @values
+    ({name: value}): the mode where each is its default, else
+    "mode(NAME=N,...)" with the ones that differ, in the params' order."""
+    diff = [(p["name"], values[p["name"]]) for p in mode_meta["params"]
+            if p["name"] in values and values[p["name"]] != p["default"]]
+    if not diff:
+        return mode_meta["mode"]
+    return "%s(%s)" % (mode_meta["mode"],
+                       ",".join(f"{short_name(mode_meta, n)}={v}" for n, v in diff))
+
+
+def variants(modes, names):
+    """The rows of @names (modes, in their order), each followed by its
+    settings (struct mcs_mode_info's): [(label, mode, {param: value})]."""
+    by_name = {m["mode"]: m for m in modes}
+    out = []
+    for n in names:
+        m = by_name[n]
+        out.append((n, n, {}))
+        for setting in m["settings"]:
+            out.append((label(m, setting), n, dict(setting)))
+    return out
+
+
+def run_label(modes_by_name, row):
+    """The report's name of a result line (a dict of its key=value): its
+    mode, or mode(NAME=N) where its line gives parameters off their
+    defaults."""
+    m = modes_by_name.get(row.get("mode"))
+    if not m or not m["params"]:
+        return row.get("mode")
+    values = {p["name"]: int(row[p["name"]]) for p in m["params"]
+              if row.get(p["name"], "").isdigit()}
+    return label(m, values)
+
+
 def check_params(modes):
     """What is wrong with the modes' params: a "below" that names no
     parameter of its mode, or bounds where no value stays below it."""
@@ -86,7 +133,35 @@ def check_params(modes):
             elif p["default"] >= up["default"]:
                 errors.append(f"{m['mode']}: the defaults cross: {p['name']}={p['default']}, "
                               f"{up['name']}={up['default']}")
+        for setting in m["settings"]:
+            values = {p["name"]: p["default"] for p in m["params"]}
+            for n, v in setting.items():
+                p = by_name.get(n)
+                if p is None or not p["min"] <= v <= p["max"]:
+                    errors.append(f"{m['mode']}: setting {n}={v}: no such parameter or out of "
+                                  "its bounds")
+                values[n] = v
+            for p in m["params"]:
+                if p["below"] in values and values[p["name"]] >= values[p["below"]]:
+                    errors.append(f"{m['mode']}: setting {setting}: {p['name']} not below "
+                                  f"{p['below']}")
+            if label(m, setting) == m["mode"]:
+                errors.append(f"{m['mode']}: setting {setting} is the defaults")
     return errors
+
+
+def parse_settings(text):
+    """'trim_low=16|trim_low=48' -> [{'trim_low': 16}, {'trim_low': 48}]"""
+    if text in (None, "", "-"):
+        return []
+    out = []
+    for item in text.split("|"):
+        setting = {}
+        for kv in item.split(","):
+            name, _, value = kv.partition("=")
+            setting[name] = int(value)
+        out.append(setting)
+    return out
 
 
 def _mode_from_kv(kv):
@@ -96,7 +171,8 @@ def _mode_from_kv(kv):
         "control": kv["control"] == "1", "batches": kv["batches"] == "1",
         "memcgs_per_cpu": int(kv["memcgs_per_cpu"]), "refills": kv.get("refills") == "1",
         "stocks": [] if kv["stocks"] == "-" else kv["stocks"].split(","),
-        "params": parse_params(kv["params"]), "cycles": parse_cycles(kv["cycles"]),
+        "params": parse_params(kv["params"]), "settings": parse_settings(kv.get("settings")),
+        "cycles": parse_cycles(kv["cycles"]),
     }
 
 
@@ -246,6 +322,8 @@ def load_source(root=ROOT):
             "batches": fd.get("batches") == "true",
             "memcgs_per_cpu": per_cpu, "refills": bool(per_cpu) and "MCS_MODE_NO_REFILL" not in flags,
             "stocks": stocks_of, "params": plist,
+            "settings": parse_settings(_string_expr(fi["settings"], macros)
+                                       if fi.get("settings", "NULL") != "NULL" else None),
             "cycles": parse_cycles(_string_expr(fi["cycles"], macros)),
         })
     if missing:
@@ -330,6 +408,10 @@ def main(argv):
         print("\n".join(names(modes)))
     elif cmd == "side":
         print("\n".join(side(modes)))
+    elif cmd == "settings":
+        for lbl, mode, setting in variants(modes, names(modes)):
+            if setting:
+                print(" ".join([f"mode={mode}"] + [f"{n}={v}" for n, v in setting.items()]))
     elif cmd == "batching":
         print("\n".join(batching(modes)))
     elif cmd in ("grouped", "ungrouped"):
