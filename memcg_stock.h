@@ -313,9 +313,10 @@ void mcs_drain_all_stock(struct mcs_memcg *root, bool sync);
 #include "stocks/stock_designs.h"
 #undef MCS_STOCK_TABLE_ONLY
 
-/**
- * enum mcs_stock_mode - which per-CPU caching the charge paths use
- * @NR_MCS_MODES: number of modes
+/*
+ * enum mcs_stock_mode - which per-CPU caching the charge paths use; not
+ * kernel-doc, which cannot read constants made by a macro.  NR_MCS_MODES:
+ * the number of modes.
  *
  * One constant per line of the binding table (MCS_STOCK_DESIGNS(),
  * stocks/stock_designs.h), in its order: MCS_MODE_DECOUPLED (separate

@@ -32,12 +32,19 @@ static unsigned long trim_event(struct mcs_memcg *memcg, enum mcs_memcg_event ev
 	return st.events[ev];
 }
 
+/*
+ * The marks, through the mode's metadata (its bench parameters, in their
+ * order: trim_marks_bounds checks it), as the benchmark reaches them.
+ */
+#define TRIM_HIGH	(*mcs_stock_mode_info(MCS_MODE_TRIM)->params[0].value)
+#define TRIM_LOW	(*mcs_stock_mode_info(MCS_MODE_TRIM)->params[1].value)
+
 static unsigned int trim_found_high, trim_found_low;
 
 static void trim_restore_marks(void *unused)
 {
-	WRITE_ONCE(mcs_trim_high, trim_found_high);
-	WRITE_ONCE(mcs_trim_low, trim_found_low);
+	WRITE_ONCE(TRIM_HIGH, trim_found_high);
+	WRITE_ONCE(TRIM_LOW, trim_found_low);
 }
 
 static void trim_restore_batch(void *unused)
@@ -51,11 +58,11 @@ static void trim_restore_batch(void *unused)
  */
 static void trim_use(struct kunit *test, unsigned int high, unsigned int low)
 {
-	trim_found_high = READ_ONCE(mcs_trim_high);
-	trim_found_low = READ_ONCE(mcs_trim_low);
+	trim_found_high = READ_ONCE(TRIM_HIGH);
+	trim_found_low = READ_ONCE(TRIM_LOW);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, trim_restore_marks, NULL), 0);
-	WRITE_ONCE(mcs_trim_high, high);
-	WRITE_ONCE(mcs_trim_low, low);
+	WRITE_ONCE(TRIM_HIGH, high);
+	WRITE_ONCE(TRIM_LOW, low);
 	/* the switch drains what the marks before filled */
 	mcs_test_use_mode(test, MCS_MODE_TRIM);
 }
@@ -193,7 +200,7 @@ static void trim_batch_caps_marks(struct kunit *test)
  */
 static void trim_marks_bounds(struct kunit *test)
 {
-	const struct mcs_bench_param *p = mcs_mode_trim.params;
+	const struct mcs_bench_param *p = mcs_stock_mode_info(MCS_MODE_TRIM)->params;
 	struct mcs_trim_stock *stock;
 	struct mcs_memcg *memcg;
 
@@ -201,18 +208,16 @@ static void trim_marks_bounds(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, p[0].name, "trim_high");
 	KUNIT_EXPECT_EQ(test, p[0].min, 1U);
 	KUNIT_EXPECT_EQ(test, p[0].max, (unsigned int)MCS_TRIM_MAX);
-	KUNIT_EXPECT_PTR_EQ(test, p[0].value, &mcs_trim_high);
 	KUNIT_EXPECT_STREQ(test, p[1].name, "trim_low");
 	KUNIT_EXPECT_EQ(test, p[1].min, 0U);
 	KUNIT_EXPECT_EQ(test, p[1].max, MCS_TRIM_MAX - 1U);
-	KUNIT_EXPECT_PTR_EQ(test, p[1].value, &mcs_trim_low);
 	KUNIT_EXPECT_NULL(test, p[0].below);
 	KUNIT_ASSERT_NOT_NULL(test, p[1].below);
 	KUNIT_EXPECT_STREQ(test, p[1].below, "trim_high");
 	KUNIT_EXPECT_NULL(test, p[2].name);
 	/* the defaults: a batch, trimmed back to half of it */
-	KUNIT_EXPECT_EQ(test, READ_ONCE(mcs_trim_high), (unsigned int)MCS_CHARGE_BATCH);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(mcs_trim_low), MCS_CHARGE_BATCH / 2U);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(TRIM_HIGH), (unsigned int)MCS_CHARGE_BATCH);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(TRIM_LOW), MCS_CHARGE_BATCH / 2U);
 
 	/* low 40 above high 16: a trim keeps 15 */
 	trim_use(test, 16, 40);

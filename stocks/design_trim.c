@@ -36,12 +36,11 @@ MCS_EXPORT_PER_CPU_NS(mcs_trim_stock);
 
 /*
  * The marks, the mode's bench parameters (mcs_mode_trim below): a batch
- * (MCS_TRIM_MAX), and half of it.  Exported for the KUnit module only.
+ * (MCS_TRIM_MAX), and half of it.  The KUnit module reaches them through
+ * the mode's metadata (mcs_stock_mode_info()).
  */
 unsigned int mcs_trim_high __read_mostly = 64;
-EXPORT_SYMBOL_NS_GPL(mcs_trim_high, MCS_NS);
 unsigned int mcs_trim_low __read_mostly = 32;
-EXPORT_SYMBOL_NS_GPL(mcs_trim_low, MCS_NS);
 
 /* Empty slot @i: its pages go back to the counters, its reference is put. */
 static void drain_slot(struct mcs_trim_stock *stock, int i, int cause)
@@ -298,5 +297,3 @@ const struct mcs_mode_info mcs_mode_trim = {
 	.settings = "trim_low=16|trim_low=48",
 };
 
-/* for the KUnit module only */
-EXPORT_SYMBOL_NS_GPL(mcs_mode_trim, MCS_NS);
