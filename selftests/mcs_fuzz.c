@@ -380,7 +380,8 @@ static void pay_dparam(void)
 		v = p->min + rn(p->max - p->min < 1000000 ? p->max - p->min + 1 : 1000000);
 	else
 		v = chance(50) || !p->min ? p->max + 1 : p->min - 1;
-	pay_fmt("mode=%s %s=%u", dparams[i].mode, p->name, v);
+	/* with a short run of its own (a second duration_ms= is refused) */
+	pay_fmt("mode=%s %s=%u duration_ms=%u", dparams[i].mode, p->name, v, 1 + rn(20));
 }
 
 static void pay_valid_bench(void)
