@@ -843,16 +843,46 @@ static MCS_KUNIT_GEN_PARAMS(batching_mode_gen_params)
 
 #define TEST_BATCH	16U
 
+struct held_pages {
+	struct mcs_memcg *memcg;
+	unsigned long pages;
+};
+
+static void held_pages_fn(const struct mcs_stock_slot *slot, void *arg)
+{
+	struct held_pages *h = arg;
+
+	if (slot->memcg == h->memcg && !slot->bytes)
+		h->pages += slot->amount;
+}
+
+/* Pages of @memcg that @cpu's stocks of @mode hold, read by their walkers. */
+static unsigned long stock_held_pages(enum mcs_stock_mode mode, struct mcs_memcg *memcg, int cpu)
+{
+	struct held_pages h = { .memcg = memcg };
+	const struct mcs_stock_kind *const *k;
+
+	rcu_read_lock();
+	for (k = mcs_test_mode_kinds(mode); *k; k++)
+		(*k)->walk(cpu, held_pages_fn, &h);
+	rcu_read_unlock();
+	return h.pages;
+}
+
 /*
  * With charge_batch 16 (what upstream's batch scaled by page size gives on
  * 64K pages), a miss charges 16 pages, the stock keeps at most 16 per memcg,
  * a charge above the batch is exact, and a put that takes the stock over the
- * batch empties it.  Out-of-range batches are refused.
+ * batch gives back all it holds beyond what the design keeps on overflow
+ * (nothing, or a trimmed slot's low mark): the usage is then exactly what
+ * the stock's walker reports, below the batch, and nothing after a drain.
+ * Out-of-range batches are refused.
  */
 static void charge_batch_is_a_parameter(struct kunit *test)
 {
 	enum mcs_stock_mode mode = *(const enum mcs_stock_mode *)test->param_value;
 	struct mcs_memcg *memcg;
+	unsigned long held;
 
 	KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_batch(0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_batch(MCS_CHARGE_BATCH + 1), -EINVAL);
@@ -876,10 +906,14 @@ static void charge_batch_is_a_parameter(struct kunit *test)
 	/* above the batch: charged exactly, beside the stock's batch */
 	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, TEST_BATCH + 1), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 2UL * TEST_BATCH + 1);
-	/* its put takes the stock over the batch: the stock is emptied */
+	/* its put takes the stock over the batch: what stays is what the stock holds */
 	mcs_uncharge_pages(memcg, TEST_BATCH + 1);
-	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
+	held = stock_held_pages(mode, memcg, smp_processor_id());
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), held);
+	KUNIT_EXPECT_LT(test, held, (unsigned long)TEST_BATCH);
 	migrate_enable();
+	mcs_drain_all_stock(memcg, true);
+	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), 0UL);
 	KUNIT_EXPECT_EQ(test, mcs_stock_set_bench_batch(MCS_CHARGE_BATCH), 0);
 }
 
