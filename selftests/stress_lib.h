@@ -264,6 +264,27 @@ static inline int mcs_counts_back(const struct mcs_counts *before)
 	return mcs_counts_same(before, &now);
 }
 
+/*
+ * Like mcs_counts_back(), for a @before that objects of an earlier test may
+ * still have inflated (freed after an RCU grace period): wait until no more
+ * memcgs and objcgs are alive than then, and underflows and root usage are
+ * the same.
+ */
+static inline int mcs_counts_no_more(const struct mcs_counts *before)
+{
+	struct mcs_counts now = { 0 };
+	int i;
+
+	for (i = 0; i < 120; i++) {
+		if (!mcs_get_counts(&now) && now.memcgs <= before->memcgs &&
+		    now.objcgs <= before->objcgs && now.underflows == before->underflows &&
+		    now.root_usage == before->root_usage)
+			return 1;
+		mcs_msleep(250);
+	}
+	return mcs_counts_same(before, &now);
+}
+
 /* The kernel log from now on. */
 static inline int mcs_kmsg_open(void)
 {

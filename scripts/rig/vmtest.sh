@@ -33,7 +33,7 @@
 # Environment: VM_KERNELS, VM_JOBS (kernels booted at a time, default 3;
 # their preparation - kernel, module, initramfs - runs one at a time), VM_SMP
 # (default 2), VM_NUMA (default 1 node), QEMU_TIMEOUT (per boot, default
-# 900 s + the fuzzing), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
+# 1200 s + the fuzzing), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
 # VM_FUZZ_FULL (kernel names whose selftests/mcs_fuzz runs 30 s, default
 # dbg-rt dbg-kasan), VM_FUZZ_SHORT (the others' fuzzing, default 5 s),
 # MCS_FUZZ_SECONDS (fuzzing on every kernel, overrides both),
@@ -77,7 +77,8 @@ load_stride=${MCS_LOAD_FAULTS_STRIDE:-16}
 [[ $fuzz_full =~ ^[0-9]+$ ]] || die "MCS_FUZZ_SECONDS=$fuzz_full is not a number"
 [[ $fuzz_short =~ ^[0-9]+$ ]] || die "VM_FUZZ_SHORT=$fuzz_short is not a number"
 append="log_buf_len=4M ${MCS_SELFTEST_TIMEOUT:+MCS_SELFTEST_TIMEOUT=$MCS_SELFTEST_TIMEOUT }${QEMU_APPEND:-}"
-# per boot; by default the selftests' 600 s plus that kernel's fuzzing
+# per boot; by default 1200 s plus that kernel's fuzzing (the debug guests
+# boot and test in about 900 s under TCG)
 qemu_timeout=${QEMU_TIMEOUT:-}
 
 mcs_vm_kernels
@@ -312,7 +313,7 @@ run_kernel() {
 		qrc=0
 		QEMU_NUMA=$knuma \
 			QEMU_APPEND="MCS_FUZZ_SECONDS=$fuzz MCS_LOAD_FAULTS_STRIDE=$load_stride $kappend" \
-			QEMU_TIMEOUT=${qemu_timeout:-$((900 + fuzz))} \
+			QEMU_TIMEOUT=${qemu_timeout:-$((1200 + fuzz))} \
 			"$here/qemu-run.sh" "$vmlinuz" "$d/initramfs.cpio.gz" "$d/console.log" "$ksmp" 7>&- ||
 			qrc=$?
 		# the end mark proves that the judge ran to its end (a `die` half-way
