@@ -32,7 +32,7 @@
 #include "stress_lib.h"
 
 #define FLOOD_WRITERS	4
-#define FLOOD_WRITES	10000
+#define FLOOD_WRITES	2500
 #define FLOOD_RELOADS	4
 #define FLOOD_BOUND_S	600	/* a writer gives up after this long */
 #define RMMOD_RACE_MS	2000	/* unload tried beside the writers this long */

@@ -156,6 +156,16 @@ notok() {
 	[ "$markers" = 1 ] && echo "MCS-FAIL $*"
 }
 marker() { [ "$markers" = 1 ] && echo "$*"; return 0; }
+# phase NAME: a marker line "MCS-PHASE NAME SECONDS" with the time since the
+# last one (the first counts from boot), read from /proc/uptime: the rig
+# prints where each guest's time went
+up_now() { cut -d' ' -f1 /proc/uptime; }
+phase_t=0
+phase() {
+	t=$(up_now)
+	marker "MCS-PHASE $1 $(awk -v a="$phase_t" -v b="$t" 'BEGIN { printf "%.1f", b - a }')"
+	phase_t=$t
+}
 # comment FILE: a file as TAP diagnostics (raw under the rig's markers,
 # whose host-side judge reads the lines as they are)
 comment() {
@@ -185,15 +195,21 @@ kmsg_collect() {
 }
 kmsg_collect
 
+phase boot
+
 # the state before the run: taint bits and lockdep already set do not count
 taint0=$(cat /proc/sys/kernel/tainted)
 dl0=
 [ -r /proc/lockdep_stats ] && dl0=$(sed -n 's/^ *debug_locks: *//p' /proc/lockdep_stats)
 KMEMLEAK=$DBG/kmemleak
 if [ -w $KMEMLEAK ]; then
-	# forget what was reported before: only what follows counts
+	# no automatic scans (every 10 min, each as long as ours): the run
+	# scans when it needs to; then forget what was reported before: only
+	# what follows counts
+	echo scan=off >$KMEMLEAK 2>/dev/null
 	echo scan >$KMEMLEAK 2>/dev/null
 	echo clear >$KMEMLEAK 2>/dev/null
+	phase kmemleak-start
 fi
 
 # ---- load -------------------------------------------------------------------
@@ -206,6 +222,7 @@ else
 	notok "load memcg_stock.ko (insmod exit $rc)"
 fi
 kmsg_collect
+phase insmod
 
 # ---- KUnit ------------------------------------------------------------------
 # ktap_debugfs: one KTAP document of every mcs_ suite's debugfs results
@@ -262,6 +279,7 @@ else
 	else
 		ok "kunit: $suites suites, $cases cases ($src)"
 	fi
+	phase kunit
 fi
 
 # ---- the selftests (or the rig's script) -------------------------------------
@@ -293,6 +311,7 @@ run_one() {
 		notok "selftest $name: exit $src"
 	fi
 	kmsg_collect
+	phase "$name"
 }
 if [ -n "$runscript" ]; then
 	if [ $rc -eq 0 ]; then
@@ -300,6 +319,7 @@ if [ -n "$runscript" ]; then
 		MCS_MODULE=$KO MCS_FUZZ_KO=$KO sh "$runscript"
 		src=$?
 		marker "MCS-RUN-END rc=$src"
+		phase run
 		if [ $src -eq 0 ]; then ok "run ${runscript##*/}"; else notok "run ${runscript##*/}: exit $src"; fi
 		kmsg_collect
 	else
@@ -338,6 +358,7 @@ else
 	skip "unload" "memcg_stock.ko did not load"
 fi
 kmsg_collect
+phase unload
 
 # ---- kmemleak, lockdep, taint --------------------------------------------------
 if [ -w $KMEMLEAK ]; then
@@ -360,6 +381,7 @@ if [ -w $KMEMLEAK ]; then
 	else
 		notok "kmemleak: $leaks suspected leak(s) ($outdir/kmemleak.txt)"
 	fi
+	phase kmemleak-end
 else
 	skip "kmemleak" "kernel without kmemleak (CONFIG_DEBUG_KMEMLEAK)"
 fi
@@ -415,6 +437,7 @@ else
 	ok "kernel log: no splat in $(wc -l <"$outdir/dmesg.txt") lines$w"
 fi
 rm -f "$re.re" "$re.ok"
+phase checks
 
 echo "# Totals: pass:$npass fail:$nfail xfail:0 xpass:0 skip:$nskip error:0"
 echo "# logs: $outdir"

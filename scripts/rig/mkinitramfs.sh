@@ -34,6 +34,9 @@
 #   MCS-TAINT <value>
 #   MCS-DEBUG-LOCKS <0|1>                    only with lockdep
 #   MCS-SPLATS-BEGIN ... MCS-SPLATS-END      only when the kernel log has splats
+#   MCS-PHASE <name> <seconds>               after each step: its time (boot,
+#                                            kmemleak-start, insmod, kunit, each
+#                                            selftest, unload, kmemleak-end, checks)
 #   MCS-RUN-TESTS rc=<rc>                    run_tests.sh's exit code
 #   MCS-VERDICT: PASS | MCS-VERDICT: FAIL <reasons>   last line before reboot
 set -euo pipefail

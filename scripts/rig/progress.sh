@@ -155,6 +155,20 @@ mcs_progress_console() {
 		ok, bad, skip, sf }' "$1" 2>/dev/null
 }
 
+# mcs_progress_phases LOG: where a guest's time went, from its MCS-PHASE
+# lines (seconds of guest uptime per step, slowest first, then the sum)
+mcs_progress_phases() {
+	grep -a -E '^MCS-PHASE [^ ]+ [0-9.]+$' "$1" 2>/dev/null |
+		awk '{ n[NR] = $2; s[NR] = $3; tot += $3 }
+		END {
+			if (!NR) { print "none recorded (the guest ended before its first step)"; exit }
+			for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++)
+				if (s[j] + 0 > s[i] + 0) { t = s[i]; s[i] = s[j]; s[j] = t; t = n[i]; n[i] = n[j]; n[j] = t }
+			for (i = 1; i <= NR; i++) printf "%s %.0f s, ", n[i], s[i]
+			printf "total %.0f s\n", tot
+		}'
+}
+
 # mcs_progress_summary KIND [SINCE]: per-kernel counts of a finished check
 # or soak; with SINCE (a file or directory made at the job's start), only
 # the guests that ran after it
@@ -173,6 +187,7 @@ mcs_progress_summary() {
 			[[ -f $d/console.log && ( -z $since || $d/console.log -nt $since ) ]] || continue
 			k=${d##*/}
 			log "  $k: $(cat "$d/result" 2>/dev/null || echo '?'); $(mcs_progress_kunit "$d"); $(mcs_progress_console "$d/console.log") ($(mcs_progress_rel "$d/console.log"))"
+			log "    $k phases: $(mcs_progress_phases "$d/console.log")"
 		done
 		;;
 	soak)
