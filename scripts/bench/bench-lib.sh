@@ -3,8 +3,8 @@
 # bench-lib.sh: what `make bench` (scripts/bench/bench.sh), `make
 # bench-running` (scripts/bench/bench-running.sh) and trace-replay.sh share:
 # the job lists, their narrowing, the result folders, the staging of a
-# trace.  Sourced after lib.sh; the job lists read $modes, $batching,
-# $settings, $ims
+# trace, one qemu benchmark guest (run_qemu, also `make ab`).  Sourced
+# after lib.sh; the job lists read $modes, $batching, $settings, $ims
 # (icount ms) and $ms (wall-clock ms) of the caller.
 #
 # Every run keeps its report in a folder of its own,
@@ -13,6 +13,8 @@
 # Nothing in the rig deletes these folders.
 
 BENCH_RESULTS=${BENCH_RESULTS:-$MCS_SRC/bench-results}
+# this folder (scripts/bench), whoever sources this file
+MCS_BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # trace_stage TRACE DIR: TRACE (a .mcstrace, or one compressed with xz)
 # as DIR/NAME.mcstrace, executable (mkinitramfs.sh copies the executables
@@ -229,4 +231,126 @@ bench_host_facts() {
 	echo "cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 	echo "cpus_online=$(getconf _NPROCESSORS_ONLN)"
 	echo "hypervisor=$virt"
+}
+
+# ---- one qemu benchmark guest (make bench, make ab) ----------------------
+# These read the caller's $B (the run's folder), $ncpus (vCPUs when the
+# spec names none), $ms (wall-clock ms per job) and $stall (seconds of
+# console silence that count as a hung guest).
+
+# meta DIR KEY=VALUE...: facts about a guest run, for the report
+meta() {
+	local dir=$1
+	shift
+	printf '%s\n' "$@" >>"$dir/meta.txt"
+}
+
+# qemu_watched VMLINUZ INITRD LOG SMP: qemu-run.sh, killed when LOG has not
+# grown for $stall seconds (a hung guest); status 1 then, else 0
+qemu_watched() {
+	local logf=$3 pid size t last=-1 quiet=0
+	"$MCS_BENCH_DIR/../rig/qemu-run.sh" "$@" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		size=$(stat -c %s "$logf" 2>/dev/null || echo 0)
+		if [[ $size == "$last" ]]; then quiet=$((quiet + 5)); else quiet=0; last=$size; fi
+		if ((quiet >= stall)); then
+			log "bench: no console output for $stall s, the guest is killed: $logf"
+			# qemu first (through its timeout), so that the log keeps
+			# what the pipe still holds
+			for t in $(ps -o pid=,comm= --ppid "$pid" | awk '$2 == "timeout" { print $1 }'); do
+				kill "$t" 2>/dev/null || true
+			done
+			sleep 5
+			mcs_kill_tree "$pid"
+			wait "$pid" || true
+			return 1
+		fi
+	done
+	wait "$pid" || true
+}
+
+# run_qemu SPEC DIR JOBS [ICOUNT]: the job list in a qemu kernel
+run_qemu() {
+	local spec=$1 V=$2 jobs=$3 icount=${4:-} name smp vmlinuz kdir M total t0 files=$2/none
+	read -r name smp _ <<<"$(mcs_kernel_spec "$spec")"
+	((smp > 0)) || smp=$ncpus
+	read -r vmlinuz kdir _ <<<"$(mcs_qemu_kernel "$name")"
+	[[ -n $kdir ]] || die "kernel $name not available"
+	mkdir -p "$V"
+	M=$(mcs_build_module "$kdir" "bench-$name")
+	# the per-CPU layout of the designs in this build (pahole, layout.py)
+	[[ -s $B/layout/$name.txt ]] || { mkdir -p "$B/layout" &&
+		python3 "$MCS_BENCH_DIR/layout.py" "$M/memcg_stock.ko" >"$B/layout/$name.txt"; } ||
+		{ log "bench: no layout for $name (pahole or debug info missing)"; rm -f "$B/layout/$name.txt"; }
+	total=$(wc -l <"$jobs")
+	{
+		echo 'D=/sys/kernel/debug/memcg_stock'
+		echo 'echo "MCS-BENCH-UNAME $(uname -r)"'
+		echo 'echo "MCS-BENCH-CPU $(sed -n "s/^model name[[:space:]]*: //p" /proc/cpuinfo | head -1)"'
+		echo 'cat $D/slab | sed "s/^/MCS-BENCH-SLAB-kmem_cache /"'
+		echo 'sed "s/^/MCS-BENCH-MODES /" $D/modes'
+		# the kernel's own accounting (harness/kernel_cost.c), from a task
+		# in a memcg of its own: cgroup v2 with the memory controller
+		echo 'mount -t cgroup2 none /sys/fs/cgroup && echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&'
+		echo '	mkdir /sys/fs/cgroup/mcs-kcost && echo $$ >/sys/fs/cgroup/mcs-kcost/cgroup.procs'
+		echo 'echo "MCS-BENCH-KCOST $(cat $D/kernel_cost)"'
+		echo 'echo $$ >/sys/fs/cgroup/cgroup.procs 2>/dev/null'
+		echo 'n=0 loaded='
+		# a boot may leave work behind (seen once on RT: the first rows of one
+		# boot cost 3x): let it finish before the first measured job
+		echo 'sleep 2; echo "mode=decoupled duration_ms=200" >$D/bench'
+		echo 'while read -r job; do'
+		echo '	n=$((n + 1))'
+		# the marker before the job: printed after it, the kernel's line
+		# could land inside the result line on a serial console
+		echo "	echo \"bench [\$n/$total]\" >/dev/kmsg"
+		# a replay job: "file=NAME " before the bench line, the trace loaded
+		# into trace_load unless it is the one loaded; the result line
+		# gets file=NAME at its end
+		echo '	f='
+		echo '	case $job in file=*) f=${job%% *}; f=${f#file=}; job=${job#* } ;; esac'
+		echo '	if [ -n "$f" ] && [ "$f" != "$loaded" ]; then'
+		echo '		loaded='
+		echo '		if cat "/mcs/selftests/$f" >$D/trace_load; then loaded=$f; else'
+		echo '			echo "MCS-BENCH-TRACE $f: $(cat $D/trace_load)"; echo "MCS-BENCH $job file=$f verdict=ERROR"; continue; fi'
+		echo '	fi'
+		echo '	if echo "$job" >$D/bench; then echo "MCS-BENCH $(cat $D/bench)${f:+ file=$f}"; else echo "MCS-BENCH $job${f:+ file=$f} verdict=ERROR"; fi'
+		echo 'done <<JOBS'
+		cat "$jobs"
+		echo 'JOBS'
+	} >"$V/run.sh"
+	# the traces, where the job list replays any
+	grep -q '^file=' "$jobs" && files=$B/traces
+	MCS_MIN_CPUS=$smp "$MCS_BENCH_DIR/../rig/mkinitramfs.sh" "$V/initramfs.cpio.gz" "$M" "$files" "$V/run.sh"
+	meta "$V" "kernel=$spec" "smp=$smp" "icount=${icount:-off}" "load_before=$(cat /proc/loadavg)"
+	t0=$SECONDS
+	for try in 1 2; do
+		if [[ -n $icount ]]; then
+			MCS_ACCEL=tcg QEMU_ICOUNT=$icount QEMU_TIMEOUT=$((total * 30 + 600)) \
+				qemu_watched "$vmlinuz" "$V/initramfs.cpio.gz" "$V/console.log" "$smp" && break
+		else
+			QEMU_TIMEOUT=$((total * (ms + 3000) / 1000 + 300)) \
+				qemu_watched "$vmlinuz" "$V/initramfs.cpio.gz" "$V/console.log" "$smp" && break
+		fi
+		mv "$V/console.log" "$V/console.stalled$try.log"
+		((try == 1)) || die "$spec: the guest hung twice, last lines of its console: $(tail -3 "$V/console.stalled$try.log")"
+		log "bench: $spec hung in $(grep -ao 'bench \[[0-9]*/[0-9]*\]' "$V/console.stalled1.log" | tail -1 || true) (console.stalled1.log): booted once more"
+		meta "$V" "stalled=$(grep -ac '^MCS-BENCH ' "$V/console.stalled1.log") jobs done in a hung boot"
+	done
+	meta "$V" "load_after=$(cat /proc/loadavg)" "seconds=$((SECONDS - t0))" \
+		"accel=$(sed -n '1s/.*accel=\([a-z]*\).*/\1/p' "$V/console.log")" \
+		"qemu=$(sed -n '1s/.* qemu=//p' "$V/console.log")" \
+		"uname=$(sed -n 's/^MCS-BENCH-UNAME //p' "$V/console.log" | head -1)" \
+		"cpu_model=$(sed -n 's/^MCS-BENCH-CPU //p' "$V/console.log" | head -1)"
+	grep -q '^MCS-VERDICT: PASS' "$V/console.log" ||
+		die "$spec: the benchmark run failed: $(grep '^MCS-VERDICT' "$V/console.log" || echo no verdict)"
+	sed -n 's/^MCS-BENCH //p' "$V/console.log" >"$V/results.txt"
+	sed -n 's/^MCS-BENCH-SLAB-kmem_cache //p' "$V/console.log" >"$V/slab-kmem_cache.txt"
+	sed -n 's/^MCS-BENCH-KCOST //p' "$V/console.log" >"$V/kernel_cost.txt"
+	# the module's modes as the guest published them (debugfs modes): the
+	# report's list (designs.py), the first guest's
+	sed -n 's/^MCS-BENCH-MODES //p' "$V/console.log" >"$V/modes.txt"
+	[[ -s $B/modes.txt || ! -s $V/modes.txt ]] || cp "$V/modes.txt" "$B/modes.txt"
 }

@@ -7,6 +7,9 @@ never typed:
   - docs/bench-report.md, between <!-- report:begin --> and
     <!-- report:end -->: the whole report, as the run's bench.txt has it
     (the claims of the docs are checked against it: scripts/checks/docs-check.py);
+  - README.md and docs/benchmark.md, between <!-- verdict:begin --> and
+    <!-- verdict:end -->: the verdict table (scripts/bench/verdict.py), which
+    docs-check.py computes again from docs/bench-report.md;
   - docs/benchmark.md, between <!-- bench:begin --> and <!-- bench:end -->:
     a summary of it, headed by the same facts and a line that names
     docs/bench-report.md: the first table of each "Designs side by side"
@@ -15,6 +18,9 @@ never typed:
     table of each "Instructions per pair" section), the tables of the
     "Calibration" section, each table as its title, header and rows (the
     legends are the report's), and the closing count of measurements.
+
+update-bench-docs.py --verdict: only the verdict blocks, from the report
+that docs/bench-report.md holds.
 
 update-bench-docs.py --profile [PROFILE]: the same for the profile of the
 last `make bench-profile` (PROFILE, default $MCS_OUT/profile/profile.txt),
@@ -33,12 +39,18 @@ import os
 import sys
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import verdict  # noqa: E402  (scripts/bench/verdict.py: the verdict table)
+
 TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOC = os.path.join(TREE, "docs", "benchmark.md")                 # the summary
 REPORT_DOC = os.path.join(TREE, "docs", "bench-report.md")       # the whole report
 PROFILE_DOC = os.path.join(TREE, "docs", "benchmark-details.md")  # the profile
 BEGIN = "<!-- bench:begin -->"
 END = "<!-- bench:end -->"
+README = os.path.join(TREE, "README.md")                         # the verdict
+VERDICT_BEGIN = "<!-- verdict:begin -->"
+VERDICT_END = "<!-- verdict:end -->"
 REPORT_BEGIN = "<!-- report:begin -->"
 REPORT_END = "<!-- report:end -->"
 WIDTH = 120     # the longest line of a generated block (scripts/checks/docs-check.py)
@@ -58,23 +70,21 @@ def meta(path):
     return facts
 
 
-def splice(path, begin, end, block):
-    """The text of @path with its one @begin ... @end block replaced by
-    @block; exits if the markers are missing or repeated."""
-    with open(path) as f:
-        doc = f.read()
-    b, e = doc.find(begin), doc.find(end)
-    if b < 0 or e < b or doc.count(begin) != 1 or doc.count(end) != 1:
-        sys.exit("update-bench-docs: %s needs exactly one %s ... %s block" % (path, begin, end))
-    return doc, doc[:b] + block + doc[e + len(end):]
-
-
 def replace_blocks(changes):
     """[(path, begin, end, block)]: every marker checked before any file is
-    written."""
-    new = [(path,) + splice(path, begin, end, block) for path, begin, end, block in changes]
-    for path, old, text in new:
-        if text != old:
+    written; a file may take several blocks."""
+    texts, olds = {}, {}
+    for path, begin, end, block in changes:
+        if path not in texts:
+            with open(path) as f:
+                olds[path] = texts[path] = f.read()
+        doc = texts[path]
+        b, e = doc.find(begin), doc.find(end)
+        if b < 0 or e < b or doc.count(begin) != 1 or doc.count(end) != 1:
+            sys.exit("update-bench-docs: %s needs exactly one %s ... %s block" % (path, begin, end))
+        texts[path] = doc[:b] + block + doc[e + len(end):]
+    for path, text in texts.items():
+        if text != olds[path]:
             with open(path, "w") as f:
                 f.write(text)
 
@@ -247,6 +257,17 @@ def main():
                          profile_block(path))])
         print("update-bench-docs: %s updated from %s" % (os.path.relpath(PROFILE_DOC, TREE), path))
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--verdict":
+        try:
+            vlines = verdict.verdict(verdict.report_block(REPORT_DOC))
+        except (OSError, ValueError) as e:
+            sys.exit("update-bench-docs: no verdict from %s: %s" % (REPORT_DOC, e))
+        vblock = "%s\n%s\n%s" % (VERDICT_BEGIN, "\n".join(vlines), VERDICT_END)
+        replace_blocks([(DOC, VERDICT_BEGIN, VERDICT_END, vblock),
+                        (README, VERDICT_BEGIN, VERDICT_END, vblock)])
+        print("update-bench-docs: the verdict of README.md and %s from %s" % (
+            os.path.relpath(DOC, TREE), os.path.relpath(REPORT_DOC, TREE)))
+        return
     report = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(TREE, "bench-results", "latest", "bench.txt")
     out = os.environ.get("MCS_OUT") or os.path.join(TREE, ".out")
@@ -271,8 +292,15 @@ def main():
     short = ("%s\n%s.\nA summary: the whole report of that run, every table, is "
              "[bench-report.md](bench-report.md).\n\n```text\n%s\n```\n%s"
              % (BEGIN, head, summary(text), END))
-    replace_blocks([(REPORT_DOC, REPORT_BEGIN, REPORT_END, full), (DOC, BEGIN, END, short)])
-    print("update-bench-docs: %s and %s updated from %s" % (
+    try:
+        vlines = verdict.verdict(text)
+    except ValueError as e:
+        sys.exit("update-bench-docs: no verdict from %s: %s" % (report, e))
+    vblock = "%s\n%s\n%s" % (VERDICT_BEGIN, "\n".join(vlines), VERDICT_END)
+    replace_blocks([(REPORT_DOC, REPORT_BEGIN, REPORT_END, full), (DOC, BEGIN, END, short),
+                    (DOC, VERDICT_BEGIN, VERDICT_END, vblock),
+                    (README, VERDICT_BEGIN, VERDICT_END, vblock)])
+    print("update-bench-docs: %s, %s and the verdict of README.md updated from %s" % (
         os.path.relpath(DOC, TREE), os.path.relpath(REPORT_DOC, TREE), report))
 
 

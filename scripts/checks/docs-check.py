@@ -207,6 +207,7 @@ def source_words():
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import designs  # noqa: E402  (the modes of the binding table)
+import verdict  # noqa: E402  (the verdict table of README.md and docs/benchmark.md)
 
 # every mode, and "objcg-atomic", the name of mode "none"'s bytes
 MODE_WORDS = set(designs.names(designs.load())) | {"objcg-atomic"}
@@ -704,6 +705,33 @@ class Checker:
                        "scripts/checks/docs-check.py: no <!-- claim: %s --> tag in README.md or "
                        "docs/*.md" % (name, name))
 
+    def check_verdict(self):
+        """The verdict blocks of README.md and docs/benchmark.md are what
+        scripts/bench/verdict.py makes of docs/bench-report.md's report."""
+        report = os.path.join(TREE, REPORT_DOC)
+        try:
+            want = verdict.verdict(verdict.report_block(report))
+        except (OSError, ValueError) as e:
+            self.error(report, 0, "no verdict can be made of it: %s" % e)
+            return
+        for path in (os.path.join(TREE, "README.md"), os.path.join(TREE, "docs", "benchmark.md")):
+            lines = read(path).split("\n")
+            try:
+                b = lines.index("<!-- verdict:begin -->")
+                e = lines.index("<!-- verdict:end -->", b)
+            except ValueError:
+                self.error(path, 1, "no <!-- verdict:begin --> ... <!-- verdict:end --> block")
+                continue
+            have = lines[b + 1:e]
+            for i, (h, w) in enumerate(zip(have + [""] * len(want), want + [""] * len(have))):
+                if h != w:
+                    self.error(path, b + 2 + i, "the verdict differs from what %s says: %r, the "
+                               "report gives %r (scripts/bench/update-bench-docs.py --verdict)"
+                               % (REPORT_DOC, h, w))
+                    break
+            if b > 60:
+                self.error(path, b + 1, "the verdict starts below the first screen (line 60)")
+
     def check_spdx(self):
         """Every tracked file but the documentation carries the SPDX line."""
         try:
@@ -761,6 +789,7 @@ def main():
     c.check_figures()
     c.check_widths(files, report)
     c.check_claims(files)
+    c.check_verdict()
     c.check_spdx()
     testing = os.path.join(TREE, "docs", "testing.md")
     if os.path.isfile(testing):
