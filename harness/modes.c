@@ -65,6 +65,7 @@ static int modes_show(struct seq_file *m, void *v)
 		modes_show_stocks(m, mcs_mode_kinds(info, d));
 		modes_show_params(m, info->params);
 		seq_printf(m, " settings=%s", info->settings ?: "-");
+		seq_printf(m, " layout=%s", info->layout ?: "-");
 		seq_printf(m, " cycles=%s\n", info->cycles);
 	}
 	return 0;

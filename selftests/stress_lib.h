@@ -27,6 +27,16 @@
 
 #include "kselftest.h"
 
+/*
+ * Every line of the TAP output as it is printed, also into a pipe
+ * (run_tests.sh tees it): a guest that hangs shows its last result, not
+ * the last 4 KiB block, and a fork() copies no unwritten output.
+ */
+__attribute__((constructor)) static void mcs_stdout_lines(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 #define MCS_DIR			"/sys/kernel/debug/memcg_stock"
 #define MCS_RESULTS_SIZE	(256 * 1024)
 #define MCS_RUN_TIMEOUT_S	600

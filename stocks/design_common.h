@@ -319,6 +319,11 @@ struct mcs_bench_param {
  * @kinds: the kinds of its design's stocks that this mode fills,
  *	NULL-terminated (two modes of one design may each have a stock of
  *	its own); NULL: every kind of its design
+ * @layout: NULL, or what the per-CPU layout table (scripts/bench/layout.py)
+ *	cannot read from the structs: "hit+MEMBER[+MEMBER...]", members of
+ *	the per-CPU struct that a hit touches beyond its lock, its slot scan
+ *	and its count; "per-memcg:N", the bytes per CPU that a stock kept
+ *	beside each memcg holds; comma-separated (a plain literal)
  *
  * Each line of the binding table has one, mcs_mode_<entry>, in its
  * design's files; debugfs "modes" publishes it.
@@ -331,6 +336,7 @@ struct mcs_mode_info {
 	const struct mcs_bench_param *params;
 	const char *settings;
 	const struct mcs_stock_kind *const *kinds;
+	const char *layout;
 };
 
 /* The kinds of stock that @info's mode fills (struct mcs_mode_info). */

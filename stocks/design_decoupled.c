@@ -639,6 +639,8 @@ const struct mcs_mode_info mcs_mode_decoupled_owner = {
 	.abbr = "dec-own",
 	.cycles = "pages:preempt*2,bytes:preempt*2",
 	.kinds = decoupled_mode_kinds,
+	/* the section's owner byte, beside the lock */
+	.layout = "hit+owner",
 };
 
 /*

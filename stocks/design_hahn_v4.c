@@ -109,4 +109,6 @@ const struct mcs_mode_info mcs_mode_hahn_v4 = {
 		  MCS_CYCLES_OBJCG_ATOMIC,
 	/* a free goes to the counter: the count grows from charges only */
 	.flags = MCS_MODE_NO_REFILL,
+	/* the same per-CPU counts as percpu-counter's */
+	.layout = "per-memcg:4",
 };

@@ -101,4 +101,6 @@ const struct mcs_mode_info mcs_mode_percpu_counter = {
 	.group = "decoupled",
 	.abbr = "pcpu-cnt",
 	.cycles = "pages:atomic*2+preempt*2," MCS_CYCLES_OBJCG_ATOMIC,
+	/* an atomic_t per CPU per memcg */
+	.layout = "per-memcg:4",
 };

@@ -12,7 +12,9 @@ Either way each mode is a dict with the keys of a "modes" line
 control, batches, memcgs_per_cpu, refills, stocks (list of struct names), params
 (list of dicts name/min/max/default/below, below the name of the parameter
 it must stay below or None), settings (list of {name: value}: the settings
-make bench measures beside the defaults), cycles (dict "pages", "pages@rt", ...
+make bench measures beside the defaults), layout ({"hit": members a hit
+touches beyond the lock, the scan and the count, "per_memcg": bytes per CPU
+of a stock beside each memcg, or None}), cycles (dict "pages", "pages@rt", ...
 -> {primitive: uses}).
 
 Command line (for shell scripts):
@@ -164,6 +166,22 @@ def parse_settings(text):
     return out
 
 
+def parse_layout(text):
+    """struct mcs_mode_info's @layout: {"hit": [extra members], "per_memcg":
+    bytes or None}; "-" or None: neither."""
+    out = {"hit": [], "per_memcg": None}
+    for item in (text or "-").split(","):
+        if item in ("-", ""):
+            continue
+        if item.startswith("hit+"):
+            out["hit"] += item[len("hit+"):].split("+")
+        elif item.startswith("per-memcg:"):
+            out["per_memcg"] = int(item[len("per-memcg:"):])
+        else:
+            raise ValueError(f"layout: unknown item {item!r}")
+    return out
+
+
 def _mode_from_kv(kv):
     return {
         "mode": kv["mode"], "id": int(kv["id"]), "design": kv["design"],
@@ -172,6 +190,7 @@ def _mode_from_kv(kv):
         "memcgs_per_cpu": int(kv["memcgs_per_cpu"]), "refills": kv.get("refills") == "1",
         "stocks": [] if kv["stocks"] == "-" else kv["stocks"].split(","),
         "params": parse_params(kv["params"]), "settings": parse_settings(kv.get("settings")),
+        "layout": parse_layout(kv.get("layout")),
         "cycles": parse_cycles(kv["cycles"]),
     }
 
@@ -324,6 +343,8 @@ def load_source(root=ROOT):
             "stocks": stocks_of, "params": plist,
             "settings": parse_settings(_string_expr(fi["settings"], macros)
                                        if fi.get("settings", "NULL") != "NULL" else None),
+            "layout": parse_layout(_string_expr(fi["layout"], macros)
+                                   if fi.get("layout", "NULL") != "NULL" else None),
             "cycles": parse_cycles(_string_expr(fi["cycles"], macros)),
         })
     if missing:

@@ -37,19 +37,10 @@ import designs  # noqa: E402
 
 LINE = 64
 
-# Optional, per mode: members a hit touches beyond the default ones (lock,
-# the slot scan, the count), read from the design's code; a mode not here
-# touches the default ones only.  scripts/checks/mode-lists.py checks that
-# each name is a mode.
-EXTRA_MEMBERS = {
-    "decoupled-owner": ["owner"],
-}
-# Optional, per mode without per-CPU stocks but with a page stock beside
-# each memcg: what it holds per memcg per CPU (default: "per memcg").
-PER_MEMCG_BYTES = {
-    "percpu-counter": "4/memcg",
-    "hahn-v4": "4/memcg",
-}
+def per_memcg(m):
+    """What a stock beside each memcg holds per CPU (the mode's layout=)."""
+    n = m["layout"]["per_memcg"]
+    return f"{n}/memcg" if n else "per memcg"
 
 
 def pahole(ko, struct):
@@ -139,12 +130,12 @@ def main():
         if not m["stocks"]:
             if m["memcgs_per_cpu"]:
                 print(f"  {d:<16} | {'a count per memcg (alloc_percpu)':<48} | "
-                      f"{PER_MEMCG_BYTES.get(d, 'per memcg'):>9} | {'1 per memcg':>14} | "
+                      f"{per_memcg(m):>9} | {'1 per memcg':>14} | "
                       f"{'-':>14}")
             else:
                 print(f"  {d:<16} | {'-':<48} | {0:>9} | {'-':>14} | {'-':>14}")
             continue
-        extra = EXTRA_MEMBERS.get(d, [])
+        extra = m["layout"]["hit"]
         parts = ", ".join(f"{s} {structs[s][1][0]} ({structs[s][1][1]})" for s in m["stocks"])
         total = sum(structs[s][1][0] for s in m["stocks"])
         page, n1 = hit_cell(structs, m["stocks"], "pages", extra)

@@ -366,6 +366,11 @@ def claim_many_memcgs(b):
         c = per_memcgs(b, "deb-amd64", m, "coupled pages")
         if not (n < d <= 2 * n and d < c):
             return "%d memcgs: decoupled %.1f, none %.1f, coupled %.1f" % (m, d, n, c)
+        # "about three times" no stock's pair on PREEMPT_RT
+        d = per_memcgs(b, "deb-rt-amd64", m, "decoupled pages")
+        n = per_memcgs(b, "deb-rt-amd64", m, "none pages")
+        if not 2.5 <= d / n <= 3.5:
+            return "RT, %d memcgs: decoupled %.1f is not about three times none's %.1f" % (m, d, n)
 
 
 def claim_rest_of_page(b):

@@ -8,10 +8,6 @@ list here is a choice no metadata makes:
   bench-report.py KCOST_MODES  the modes beside the kernel's own accounting
                                (the kernel's designs and none): a subset,
                                each name must be a mode
-  layout.py EXTRA_MEMBERS      members a hit touches beyond the default
-                               ones, per mode (optional; default none)
-  layout.py PER_MEMCG_BYTES    what a per-memcg count holds per CPU, per
-                               mode without per-CPU stocks (optional)
   docs-check.py claim_percpu_stranded  one claim comparing two named modes
 
 Besides, every Python script under scripts/ is read for a tuple, list or
@@ -123,9 +119,7 @@ def main():
     except (ValueError, KeyError, OSError) as e:
         print(f"mode-lists: designs.py: {e}", file=sys.stderr)
         return 1
-    lists = [("scripts/bench/bench-report.py", "KCOST_MODES"),
-             ("scripts/bench/layout.py", "EXTRA_MEMBERS"),
-             ("scripts/bench/layout.py", "PER_MEMCG_BYTES")]
+    lists = [("scripts/bench/bench-report.py", "KCOST_MODES")]
     bad = []
     for path, kind in scripts():
         if kind == "py":

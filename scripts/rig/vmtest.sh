@@ -30,7 +30,7 @@
 # selftests/run_tests.sh (scripts/rig/mkinitramfs.sh).
 # Results: $MCS_OUT/vm/<kernel>/ (console.log, ktap.txt, kunit.txt, ...).
 #
-# Environment: VM_KERNELS, VM_JOBS (kernels booted at a time, default 3;
+# Environment: VM_KERNELS, VM_JOBS (kernels booted at a time, default 2;
 # their preparation - kernel, module, initramfs - runs one at a time), VM_SMP
 # (default 2), VM_NUMA (default 1 node), QEMU_TIMEOUT (per boot, default
 # 1200 s + the fuzzing, 3000 s + the fuzzing for the dbg-* kernels), MCS_SELFTEST_TIMEOUT (per selftest in the guest, default 900 s),
@@ -357,16 +357,16 @@ run_kernel() {
 	times > "$d/cpu.times"
 }
 
-# VM_JOBS kernels boot at a time (default 3: the guests' time is mostly
-# fixed wall-clock durations, so overlapping boots cuts wall time although
-# the host has 2 cores; the two debug guests use about 0.6 of a core each
-# over their boot, so a third slot runs Debian's kernels one after the
-# other beside them).  Every kernel gets a job at once: the jobs prepare
+# VM_JOBS kernels boot at a time (default 2).  The guests are CPU-bound
+# under TCG: a debug guest alone keeps 1.5 cores busy (dbg-kasan: 1280 CPU
+# seconds in 840 s), so on 2 cores a third guest only slows the others
+# (three at a time, beside the UML guest and the compile stages of make
+# check, dbg-kasan ran four times slower and missed its timeout).  Every kernel gets a job at once: the jobs prepare
 # one after the other in the order below (the preparation lock), so the
 # next kernel's module and initramfs are ready when a boot slot frees.
 # Each job logs to $V/<kernel>/vmtest.log; a finished job's log is printed
 # whole, so the output of concurrent kernels is never interleaved.
-jobs_max=${VM_JOBS:-3}
+jobs_max=${VM_JOBS:-2}
 [[ $jobs_max =~ ^[1-9][0-9]*$ ]] || die "VM_JOBS=$jobs_max: expected a positive number"
 # boot_slot: take a free one of the VM_JOBS boot slots on descriptor 7,
 # held until the job ends; non-zero when all are taken
