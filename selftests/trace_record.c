@@ -17,10 +17,10 @@
  * and again: each time a page is charged and the rest of it refilled),
  * and all freed again once the child has exited and RCU has freed the
  * last of them (the cgroup's slab bytes in memory.stat have drained).
- * The status line
- * must then show no call of an unknown caller (unknown=0) and no event
- * lost, and in the trace the cgroup's byte uncharges must be within 1 % of
- * its byte charges (8 % on kernels before 6.12: rec_bytes_bound()) (at least REC_MIN_BYTES of them), with no event of
+ * The status line must then show no call of an unknown caller (unknown=0)
+ * and no event lost, and in the trace the cgroup's byte uncharges must be
+ * within 1 % of its byte charges (8 % on kernels before 6.12:
+ * rec_bytes_bound()), at least REC_MIN_BYTES of them, with no event of
  * source "other": a byte stock refill recorded as a page charge, or its
  * surplus as a free, breaks both.
  *
