@@ -92,8 +92,8 @@ def main():
     if floor:
         print(f"floor (bench loop and a bare per-CPU add/sub pair, in every row): "
               f"{float(floor['ns_per_op']):.1f}")
-    print("Under TCG these are instruction counts, not times: a ratio says which design "
-          "executes less, not how much faster it runs on hardware.")
+    print("Under TCG these are instruction counts, not times: a ratio says which design")
+    print("executes less, not how much faster it runs on hardware.")
 
 
 if __name__ == "__main__":

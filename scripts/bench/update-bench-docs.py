@@ -19,6 +19,10 @@ never typed:
     "Calibration" section, each table as its title, header and rows (the
     legends are the report's), and the closing count of measurements.
 
+update-bench-docs.py --ab [AB_TXT]: the table of the last `make ab` (default
+$MCS_OUT/ab/ab.txt) into docs/benchmark.md, between <!-- ab:begin --> and
+<!-- ab:end -->.
+
 update-bench-docs.py --verdict: only the verdict blocks, from the report
 that docs/bench-report.md holds.
 
@@ -256,6 +260,18 @@ def main():
         replace_blocks([(PROFILE_DOC, "<!-- profile:begin -->", "<!-- profile:end -->",
                          profile_block(path))])
         print("update-bench-docs: %s updated from %s" % (os.path.relpath(PROFILE_DOC, TREE), path))
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--ab":
+        out = os.environ.get("MCS_OUT") or os.path.join(TREE, ".out")
+        path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(out, "ab", "ab.txt")
+        try:
+            with open(path) as f:
+                table = f.read().rstrip("\n")
+        except OSError as e:
+            sys.exit("update-bench-docs: no A/B table (%s): run `make ab A=.. B=..` first" % e)
+        replace_blocks([(DOC, "<!-- ab:begin -->", "<!-- ab:end -->",
+                         "<!-- ab:begin -->\n```text\n%s\n```\n<!-- ab:end -->" % table)])
+        print("update-bench-docs: the A/B table of %s from %s" % (os.path.relpath(DOC, TREE), path))
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--verdict":
         try:
