@@ -12,6 +12,7 @@
 # also ends with status 0 (panic=-1 -no-reboot), so callers judge the run by
 # the markers in LOG, never by this status alone.
 #   QEMU_TIMEOUT  seconds before qemu is killed (default 600)
+#   QEMU_CPU      TCG only: the -cpu model (default max)
 #   QEMU_MEM      guest memory (default 1G)
 #   QEMU_APPEND   extra kernel command line
 #   QEMU_NUMA     NUMA nodes (default 1: no -numa options); guest memory is
@@ -69,7 +70,7 @@ case $accel in
 kvm)	accel_args=(-accel kvm -cpu host) ;;
 tcg)	thread=multi
 	((smp <= 4 && smp <= $(nproc))) && [[ -z ${QEMU_ICOUNT:-} ]] || thread=single
-	accel_args=(-accel "tcg,thread=$thread" -cpu max)
+	accel_args=(-accel "tcg,thread=$thread" -cpu "${QEMU_CPU:-max}")
 	[[ -z ${QEMU_ICOUNT:-} ]] || accel_args+=(-icount "$QEMU_ICOUNT")
 	[[ -z ${QEMU_PLUGIN:-} ]] || accel_args+=(-plugin "$QEMU_PLUGIN") ;;
 *)	die "MCS_ACCEL=$accel: expected auto, kvm or tcg" ;;
