@@ -11,19 +11,6 @@
 
 #include "mcs_kunit.h"
 
-/* Pages held for @memcg in its per-CPU counts. */
-static long counter_stock_pages(struct mcs_memcg *memcg)
-{
-	long sum = 0;
-	int cpu;
-
-	if (!memcg->counter_stock)
-		return 0;
-	for_each_possible_cpu(cpu)
-		sum += atomic_read(per_cpu_ptr(memcg->counter_stock, cpu));
-	return sum;
-}
-
 /*
  * "hahn-v4": a charge that finds too few pages in this CPU's count charges
  * a batch and keeps the surplus there, but an uncharge goes straight to the
@@ -42,16 +29,16 @@ static void hahn_v4_uncharge_bypasses_stock(struct kunit *test)
 	migrate_disable();
 	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 1), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch);
-	KUNIT_EXPECT_EQ(test, counter_stock_pages(memcg), (long)batch - 1);
+	KUNIT_EXPECT_EQ(test, mcs_test_counter_pages(memcg), (long)batch - 1);
 	mcs_uncharge_pages(memcg, 1);
 	/* the free left the counter, not into the count */
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch - 1);
-	KUNIT_EXPECT_EQ(test, counter_stock_pages(memcg), (long)batch - 1);
+	KUNIT_EXPECT_EQ(test, mcs_test_counter_pages(memcg), (long)batch - 1);
 	KUNIT_EXPECT_EQ(test, mcs_charge_pages(memcg, GFP_KERNEL, 2), 0);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch - 1);
 	mcs_uncharge_pages(memcg, 2);
 	migrate_enable();
-	KUNIT_EXPECT_EQ(test, counter_stock_pages(memcg), (long)batch - 3);
+	KUNIT_EXPECT_EQ(test, mcs_test_counter_pages(memcg), (long)batch - 3);
 	KUNIT_EXPECT_EQ(test, mcs_memcg_usage(memcg), (unsigned long)batch - 3);
 	mcs_memcg_stat(memcg, &st);
 	/* one miss (the batch), one hit, no reference held by the count */

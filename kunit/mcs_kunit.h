@@ -49,6 +49,22 @@ static inline bool mcs_test_mode_stock_in_memcgs(enum mcs_stock_mode mode)
 	return mcs_stock_mode_design(mode)->drain_memcg;
 }
 
+/*
+ * Pages held for @memcg in its per-CPU counts (the stock of the modes
+ * whose stocks live in the memcgs), summed over every possible CPU.
+ */
+static inline long mcs_test_counter_pages(struct mcs_memcg *memcg)
+{
+	long sum = 0;
+	int cpu;
+
+	if (!memcg->counter_stock)
+		return 0;
+	for_each_possible_cpu(cpu)
+		sum += atomic_read(per_cpu_ptr(memcg->counter_stock, cpu));
+	return sum;
+}
+
 /* The kinds of per-CPU stock the mode fills. */
 static inline const struct mcs_stock_kind *const *mcs_test_mode_kinds(enum mcs_stock_mode mode)
 {

@@ -29,19 +29,6 @@ static bool mode_uses_counts(enum mcs_stock_mode mode)
 	return mcs_test_mode_stock_in_memcgs(mode);
 }
 
-/* Pages held for @memcg in its per-CPU counts. */
-static long counter_stock_pages(struct mcs_memcg *memcg)
-{
-	long sum = 0;
-	int cpu;
-
-	if (!memcg->counter_stock)
-		return 0;
-	for_each_possible_cpu(cpu)
-		sum += atomic_read(per_cpu_ptr(memcg->counter_stock, cpu));
-	return sum;
-}
-
 static MCS_KUNIT_GEN_PARAMS(mode_gen_params)
 {
 	return mcs_test_mode_next(prev, desc, NULL);
@@ -149,7 +136,7 @@ static void mode_switch_drains(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mcs_objcg_leftover_bytes(objcg), 0U);
 	} else if (mode_uses_counts(mode)) {
 		/* the counts beside the counter hold the batch, no reference */
-		KUNIT_EXPECT_EQ(test, (long)mcs_memcg_usage(memcg), counter_stock_pages(memcg));
+		KUNIT_EXPECT_EQ(test, (long)mcs_memcg_usage(memcg), mcs_test_counter_pages(memcg));
 		KUNIT_EXPECT_GT(test, mcs_memcg_usage(memcg), 1UL);
 		KUNIT_EXPECT_EQ(test, refcount_read(&memcg->refcnt), 1U);
 	} else {
