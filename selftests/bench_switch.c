@@ -59,7 +59,7 @@ static void read_modes(void)
 static char test_ko[1200];
 static char result[8192];
 
-/* The bench of one variant, in a child: its exit code is 0 or 1 + errno of its write. */
+/* Set in the bench's child by SIGUSR1: the parent's suite is over. */
 static volatile sig_atomic_t stop_benches;
 
 static void on_stop(int sig)
@@ -67,6 +67,10 @@ static void on_stop(int sig)
 	stop_benches = 1;
 }
 
+/*
+ * The bench of one variant, in a child, back to back until SIGUSR1: its
+ * exit code is 0 or 1 + errno of the write that failed.
+ */
 static pid_t bench_start(const char *mode, int nmi)
 {
 	char line[256];

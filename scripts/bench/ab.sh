@@ -58,7 +58,8 @@ need=$(python3 "$here/trace-read.py" --cpus "$B/traces/$trace.mcstrace")
 ((need <= ncpus)) || die "AB_TRACE=$trace uses $need CPUs: the A/B guest has $ncpus"
 d="duration_ms=$ims"
 {
-	echo "mode=decoupled clients=1 workload=floor $d"
+	# the bench loop alone: the same for any mode
+	echo "mode=$a clients=1 workload=floor $d"
 	for m in "$a" "$b"; do
 		echo "mode=$m clients=1 workload=pages memcgs=1 $d"
 		echo "mode=$m clients=1 workload=bytes memcgs=1 $d"

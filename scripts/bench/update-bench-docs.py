@@ -74,6 +74,18 @@ def meta(path):
     return facts
 
 
+def verdict_changes(text, source):
+    """The changes of replace_blocks() that put the verdict made of the
+    report @text into README.md and docs/benchmark.md; exits, naming
+    @source, when the report has no table to make it of."""
+    try:
+        lines = verdict.verdict(text)
+    except ValueError as e:
+        sys.exit("update-bench-docs: no verdict from %s: %s" % (source, e))
+    block = "%s\n%s\n%s" % (VERDICT_BEGIN, "\n".join(lines), VERDICT_END)
+    return [(path, VERDICT_BEGIN, VERDICT_END, block) for path in (DOC, README)]
+
+
 def replace_blocks(changes):
     """[(path, begin, end, block)]: every marker checked before any file is
     written; a file may take several blocks."""
@@ -275,12 +287,10 @@ def main():
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--verdict":
         try:
-            vlines = verdict.verdict(verdict.report_block(REPORT_DOC))
-        except (OSError, ValueError) as e:
-            sys.exit("update-bench-docs: no verdict from %s: %s" % (REPORT_DOC, e))
-        vblock = "%s\n%s\n%s" % (VERDICT_BEGIN, "\n".join(vlines), VERDICT_END)
-        replace_blocks([(DOC, VERDICT_BEGIN, VERDICT_END, vblock),
-                        (README, VERDICT_BEGIN, VERDICT_END, vblock)])
+            text = verdict.report_block(REPORT_DOC)
+        except OSError as e:
+            sys.exit("update-bench-docs: %s" % e)
+        replace_blocks(verdict_changes(text, REPORT_DOC))
         print("update-bench-docs: the verdict of README.md and %s from %s" % (
             os.path.relpath(DOC, TREE), os.path.relpath(REPORT_DOC, TREE)))
         return
@@ -308,14 +318,8 @@ def main():
     short = ("%s\n%s.\nA summary: the whole report of that run, every table, is "
              "[bench-report.md](bench-report.md).\n\n```text\n%s\n```\n%s"
              % (BEGIN, head, summary(text), END))
-    try:
-        vlines = verdict.verdict(text)
-    except ValueError as e:
-        sys.exit("update-bench-docs: no verdict from %s: %s" % (report, e))
-    vblock = "%s\n%s\n%s" % (VERDICT_BEGIN, "\n".join(vlines), VERDICT_END)
-    replace_blocks([(REPORT_DOC, REPORT_BEGIN, REPORT_END, full), (DOC, BEGIN, END, short),
-                    (DOC, VERDICT_BEGIN, VERDICT_END, vblock),
-                    (README, VERDICT_BEGIN, VERDICT_END, vblock)])
+    replace_blocks([(REPORT_DOC, REPORT_BEGIN, REPORT_END, full), (DOC, BEGIN, END, short)]
+                   + verdict_changes(text, report))
     print("update-bench-docs: %s, %s and the verdict of README.md updated from %s" % (
         os.path.relpath(DOC, TREE), os.path.relpath(REPORT_DOC, TREE), report))
 

@@ -96,7 +96,7 @@ def parse(text):
             d = side.setdefault(k, {}).setdefault(design, {})
             if design not in order:
                 order.append(design)
-            c = [x for x in cells]
+            c = cells
             if head == "pages bytes" and len(c) >= 2:
                 d["pages"] = figure(c[0][0]) if c[0] else None
                 d["bytes"] = figure(c[0][1]) if len(c[0]) > 1 else None
@@ -113,32 +113,22 @@ def parse(text):
     return side, order, kernels, replay
 
 
+# The columns with a figure per kernel: key, header, whether only the designs
+# that keep a stock compete for the mark (none keeps and refuses nothing),
+# format.  "stranded" (the first kernel's, the same on every kernel) stands
+# between the last two.
 COLUMNS = [
-    # key, header, stock designs only, format
     ("pages", "hit pages", False, "{:.0f}"),
     ("bytes", "hit bytes", False, "{:.0f}"),
     ("64mc", "64 memcgs", False, "{:.0f}"),
     ("cross1cg", "1 cgroup, cross-CPU ~cyc", False, "~{:.0f}"),
     ("replay", "replays", False, "{:.1f}"),
+    ("refused", "refused/1000", True, "{:.0f}"),
 ]
 
 
-def best(side, replay, k, key, designs, stock_only=False):
-    vals = {}
-    for d in designs:
-        v = cell(side, replay, k, d, key)
-        if v is None:
-            continue
-        if stock_only and not side[k][d].get("bound"):
-            continue
-        vals[d] = v[0]
-    if not vals:
-        return None
-    low = min(vals.values())
-    return {d for d, v in vals.items() if v == low}
-
-
 def cell(side, replay, k, d, key):
+    """(value, disagree) of design @d on kernel @k, or None."""
     if key == "replay":
         figs = replay.get(k, {}).get(d)
         if not figs:
@@ -147,49 +137,40 @@ def cell(side, replay, k, d, key):
     return side.get(k, {}).get(d, {}).get(key)
 
 
+def lowest(vals):
+    """The keys of @vals with the lowest value."""
+    return {d for d, v in vals.items() if v == min(vals.values())}
+
+
 def verdict(text):
     side, order, kernels, replay = parse(text)
     if not kernels or not order:
         raise ValueError("the report has no \"Designs side by side\" table")
     labels = [LABEL.get(k, k) for k in kernels]
-    out = []
-    head = ["design"] + [h for _, h, _, _ in COLUMNS] + ["stranded 256 mc", "refused/1000"]
-    out.append("| " + " | ".join(head) + " |")
-    out.append("|" + "---|" * len(head))
-    winners = {(k, key): best(side, replay, k, key, order) for k in kernels for key, *_ in COLUMNS}
-    for k in kernels:
-        winners[(k, "refused")] = best(side, replay, k, "refused", order, stock_only=True)
-    ends = {d: int(side[kernels[0]][d]["stranded"].split("/")[0]) for d in order
-            if side[kernels[0]].get(d, {}).get("bound")}
-    least = {d for d, v in ends.items() if v == min(ends.values())} if ends else set()
+    first = side[kernels[0]]
+    stock = [d for d in order if first.get(d, {}).get("bound")]
+    winners = {}
+    for key, _, stock_only, _ in COLUMNS:
+        for k in kernels:
+            vals = {d: v[0] for d in (stock if stock_only else order)
+                    if (v := cell(side, replay, k, d, key)) is not None}
+            winners[(k, key)] = lowest(vals) if vals else set()
+    least = lowest({d: int(first[d]["stranded"].split("/")[0]) for d in stock}) if stock else set()
+    heads = [h for _, h, _, _ in COLUMNS]
+    head = ["design"] + heads[:-1] + ["stranded 256 mc", heads[-1]]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for d in order:
-        row = ["`%s`" % d]
+        cols = []
         for key, _, _, fmt in COLUMNS:
             parts = []
             for k in kernels:
                 v = cell(side, replay, k, d, key)
-                if v is None:
-                    parts.append("-")
-                    continue
-                s = fmt.format(v[0]) + ("!" if v[1] else "")
-                if d in (winners[(k, key)] or ()):
-                    s += "*"
-                parts.append(s)
-            row.append(" / ".join(parts))
-        st = side[kernels[0]].get(d, {}).get("stranded")
-        row.append((st + ("*" if d in least else "")) if st else "-")
-        parts = []
-        for k in kernels:
-            v = side.get(k, {}).get(d, {}).get("refused")
-            if v is None:
-                parts.append("-")
-                continue
-            s = "{:.0f}".format(v[0]) + ("!" if v[1] else "")
-            if d in (winners[(k, "refused")] or ()):
-                s += "*"
-            parts.append(s)
-        row.append(" / ".join(parts))
-        out.append("| " + " | ".join(row) + " |")
+                parts.append("-" if v is None else fmt.format(v[0]) + ("!" if v[1] else "") +
+                             ("*" if d in winners[(k, key)] else ""))
+            cols.append(" / ".join(parts))
+        st = first.get(d, {}).get("stranded")
+        cols.insert(len(cols) - 1, (st + ("*" if d in least else "")) if st else "-")
+        out.append("| " + " | ".join(["`%s`" % d] + cols) + " |")
     out.append("")
     prose = []
     prose.append("Instructions per charge+uncharge pair under qemu `-icount` (no cache misses, no "
@@ -204,7 +185,7 @@ def verdict(text):
                  "has it: quote that row for what upstream's design costs.")
     for k, label in zip(kernels, labels):
         def name(key):
-            w = winners.get((k, key))
+            w = winners[(k, key)]
             return " and ".join("`%s`" % d for d in order if d in w) if w else "no design"
         prose.append("On %s: the cheapest page hit is %s's, at 64 memcgs per client %s's, frees "
                      "on another CPU in one cgroup %s's, the recorded streams %s's."

@@ -158,15 +158,10 @@ mcs_progress_console() {
 # mcs_progress_phases LOG: where a guest's time went, from its MCS-PHASE
 # lines (seconds of guest uptime per step, slowest first, then the sum)
 mcs_progress_phases() {
-	grep -a -E '^MCS-PHASE [^ ]+ [0-9.]+$' "$1" 2>/dev/null |
-		awk '{ n[NR] = $2; s[NR] = $3; tot += $3 }
-		END {
-			if (!NR) { print "none recorded (the guest ended before its first step)"; exit }
-			for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++)
-				if (s[j] + 0 > s[i] + 0) { t = s[i]; s[i] = s[j]; s[j] = t; t = n[i]; n[i] = n[j]; n[j] = t }
-			for (i = 1; i <= NR; i++) printf "%s %.0f s, ", n[i], s[i]
-			printf "total %.0f s\n", tot
-		}'
+	grep -a -E '^MCS-PHASE [^ ]+ [0-9.]+$' "$1" 2>/dev/null | sort -k3,3 -rn |
+		awk '{ printf "%s %.0f s, ", $2, $3; tot += $3 }
+		END { if (NR) printf "total %.0f s\n", tot
+		      else print "none recorded (the guest ended before its first step)" }'
 }
 
 # mcs_progress_summary KIND [SINCE]: per-kernel counts of a finished check
