@@ -22,11 +22,7 @@
 
 #include "design_decoupled73.h"
 
-DEFINE_PER_CPU_ALIGNED(struct mcs_obj73_stock, mcs_obj73_stock) = {
-	.lock = INIT_LOCAL_TRYLOCK(lock),
-	.index = -1,
-	.node_id = NUMA_NO_NODE,
-};
+DEFINE_PER_CPU_ALIGNED(struct mcs_obj73_stock, mcs_obj73_stock) = MCS_OBJ73_STOCK_INIT;
 
 /* for the KUnit module only */
 MCS_EXPORT_PER_CPU_NS(mcs_obj73_stock);
@@ -68,9 +64,10 @@ static void drain_obj73_stats(struct mcs_obj73_stock *stock)
 /*
  * Empty slot @i: its bytes onto the objcg's leftover (which gives the
  * whole pages back to the counters), its statistics flushed if they were
- * its, its reference put.
+ * its, its reference put.  Out of line: inlined into the refill's
+ * eviction, it costs the refill's hit a saved register.
  */
-static void drain_obj73_slot(struct mcs_obj73_stock *stock, int i)
+static noinline void drain_obj73_slot(struct mcs_obj73_stock *stock, int i)
 {
 	struct mcs_objcg *old = READ_ONCE(stock->cached[i]);
 
@@ -86,7 +83,8 @@ static void drain_obj73_slot(struct mcs_obj73_stock *stock, int i)
 	mcs_objcg_put(old);
 }
 
-static void drain_obj73_stock(struct mcs_obj73_stock *stock)
+/* Empty every slot of @stock, locked or on a dead CPU. */
+void mcs_obj73_drain(struct mcs_obj73_stock *stock)
 {
 	int i;
 
@@ -176,8 +174,8 @@ noinline unsigned int mcs_obj73_refill(struct mcs_objcg *objcg, struct mcs_obj73
  * a sum that was not empty passes a page.  A first delta is kept however
  * large, so that the matching free can cancel it.
  */
-static void account_obj73(struct mcs_objcg *objcg, struct mcs_obj73_stock *stock, int nr,
-			  int nid, enum mcs_slab_item item)
+void mcs_obj73_account(struct mcs_objcg *objcg, struct mcs_obj73_stock *stock, int nr,
+		       int nid, enum mcs_slab_item item)
 {
 	s16 *cached;
 	int i;
@@ -208,51 +206,21 @@ direct:
 		mcs_objcg_mod_stat(objcg, nid, item, nr);
 }
 
-/*
- * The byte take of the interface, accounting included: trylock only, a
- * busy stock is a miss (and counted).
- */
+/* The byte take of the interface: mcs_obj73_take() on this mode's stock. */
 bool mcs_decoupled73_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account,
 				int nid, enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
-	struct mcs_obj73_stock *stock = mcs_obj73_trylock_stock();
-	bool ret;
-
-	if (!stock) {
-		mcs_objcg_trylock_fail(objcg);
-		return false;
-	}
-	ret = mcs_obj73_consume(objcg, stock, size);
-	if (ret && account)
-		account_obj73(objcg, stock, size, nid, item);
-	mcs_obj73_unlock_stock(stock);
-	return ret;
+	return mcs_obj73_take(&mcs_obj73_stock, mcs_obj73_trylock_stock(), objcg, size,
+			      account, nid, item);
 }
 
-/*
- * The byte put of the interface, fenced inside its section (a refused
- * fence is a busy stock); @allow_uncharge: see mcs_obj73_refill().
- * Returns the whole pages to give back once the section is left.
- */
+/* The byte put of the interface: mcs_obj73_put() on this mode's stock. */
 unsigned int mcs_decoupled73_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
 				       bool allow_uncharge, bool account, int acct, int nid,
 				       enum mcs_slab_item item, enum mcs_stock_mode mode)
 {
-	struct mcs_obj73_stock *stock = mcs_obj73_trylock_stock();
-	unsigned int nr_pages = 0;
-
-	if (stock && !mcs_mode_fence_holds(mode)) {
-		mcs_obj73_unlock_stock(stock);
-		stock = NULL;
-	}
-	if (nr_bytes)
-		nr_pages = mcs_obj73_refill(objcg, stock, nr_bytes, allow_uncharge);
-	else if (!stock)
-		mcs_objcg_trylock_fail(objcg);
-	if (account)
-		account_obj73(objcg, stock, acct, nid, item);
-	mcs_obj73_unlock_stock(stock);
-	return nr_pages;
+	return mcs_obj73_put(&mcs_obj73_stock, mcs_obj73_trylock_stock(), objcg, nr_bytes,
+			     allow_uncharge, account, acct, nid, item, mode);
 }
 
 /* Runs on the stock's own CPU, in task context. */
@@ -265,15 +233,14 @@ static void drain_local_obj73_stock(struct work_struct *work)
 	local_lock(&mcs_obj73_stock.lock);
 	/* Run elsewhere because its CPU went down: hotplug drains that one. */
 	if (stock == this_cpu_ptr(&mcs_obj73_stock))
-		drain_obj73_stock(stock);
+		mcs_obj73_drain(stock);
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
 	local_unlock(&mcs_obj73_stock.lock);
 }
 
-/* Does @cpu's stock cache an objcg charging @root's subtree? */
-static bool obj73_stock_holds(int cpu, struct mcs_memcg *root, bool any_slot)
+/* Does the obj stock @stock cache an objcg charging @root's subtree? */
+bool mcs_obj73_holds(struct mcs_obj73_stock *stock, struct mcs_memcg *root)
 {
-	struct mcs_obj73_stock *stock = per_cpu_ptr(&mcs_obj73_stock, cpu);
 	bool ret = false;
 	int i;
 
@@ -290,25 +257,36 @@ static bool obj73_stock_holds(int cpu, struct mcs_memcg *root, bool any_slot)
 	return ret;
 }
 
+static bool obj73_stock_holds(int cpu, struct mcs_memcg *root, bool any_slot)
+{
+	return mcs_obj73_holds(per_cpu_ptr(&mcs_obj73_stock, cpu), root);
+}
+
 /* @cpu is dead: nothing runs there, no lock needed. */
 static void obj73_stock_cpu_dead(unsigned int cpu)
 {
 	struct mcs_obj73_stock *stock = per_cpu_ptr(&mcs_obj73_stock, cpu);
 
-	drain_obj73_stock(stock);
+	mcs_obj73_drain(stock);
 	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+}
+
+/* The slots of @stock, @cpu's obj stock of this shape, as kind @name. */
+void mcs_obj73_walk(struct mcs_obj73_stock *stock, int cpu, const char *name,
+		    mcs_slot_fn fn, void *arg)
+{
+	int i;
+
+	for (i = 0; i < NR_OBJ73_STOCK; i++)
+		mcs_stock_slot_visit(fn, arg, cpu, name, i, true,
+				     mcs_stock_objcg_memcg(READ_ONCE(stock->cached[i])),
+				     READ_ONCE(stock->nr_bytes[i]));
 }
 
 /* The slots of @cpu's obj stock of mode decoupled-7.3. */
 static void obj73_stock_walk(int cpu, mcs_slot_fn fn, void *arg)
 {
-	struct mcs_obj73_stock *os = per_cpu_ptr(&mcs_obj73_stock, cpu);
-	int i;
-
-	for (i = 0; i < NR_OBJ73_STOCK; i++)
-		mcs_stock_slot_visit(fn, arg, cpu, "obj73", i, true,
-				     mcs_stock_objcg_memcg(READ_ONCE(os->cached[i])),
-				     READ_ONCE(os->nr_bytes[i]));
+	mcs_obj73_walk(per_cpu_ptr(&mcs_obj73_stock, cpu), cpu, "obj73", fn, arg);
 }
 
 const struct mcs_stock_kind mcs_obj73_stock_kind =

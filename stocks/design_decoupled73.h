@@ -87,10 +87,32 @@ DECLARE_PER_CPU_ALIGNED(struct mcs_obj73_stock, mcs_obj73_stock);
 extern const struct mcs_stock_kind mcs_obj73_stock_kind;
 extern const struct mcs_mode_info mcs_mode_decoupled_73;
 
-/* design_decoupled73.c */
+/*
+ * An obj stock of this shape before its first use: no cached slab-stat
+ * deltas.  Design "trim" has an instance of its own (design_trim.c).
+ */
+#define MCS_OBJ73_STOCK_INIT {				\
+	.lock = INIT_LOCAL_TRYLOCK(lock),		\
+	.index = -1,					\
+	.node_id = NUMA_NO_NODE,			\
+}
+
+/*
+ * design_decoupled73.c.  Every function below but mcs_obj73_trylock_stock()
+ * works on the instance it is given, so that a design can keep an obj
+ * stock of this shape of its own (design "trim"): the per-CPU instance
+ * @pcpu, and @stock, this CPU's instance that the caller locked, or NULL
+ * when its trylock failed.
+ */
 struct mcs_obj73_stock *mcs_obj73_trylock_stock(void);
 unsigned int mcs_obj73_refill(struct mcs_objcg *objcg, struct mcs_obj73_stock *stock,
 			      unsigned int nr_bytes, bool allow_uncharge);
+void mcs_obj73_account(struct mcs_objcg *objcg, struct mcs_obj73_stock *stock, int nr,
+		       int nid, enum mcs_slab_item item);
+void mcs_obj73_drain(struct mcs_obj73_stock *stock);
+bool mcs_obj73_holds(struct mcs_obj73_stock *stock, struct mcs_memcg *root);
+void mcs_obj73_walk(struct mcs_obj73_stock *stock, int cpu, const char *name,
+		    mcs_slot_fn fn, void *arg);
 bool mcs_decoupled73_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account,
 				int nid, enum mcs_slab_item item, enum mcs_stock_mode mode);
 unsigned int mcs_decoupled73_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
@@ -99,10 +121,11 @@ unsigned int mcs_decoupled73_bytes_put(struct mcs_objcg *objcg, unsigned int nr_
 
 /* ---- bytes: the 7.3-shaped obj stock ----------------------------------- */
 
-static __always_inline void mcs_obj73_unlock_stock(struct mcs_obj73_stock *stock)
+static __always_inline void mcs_obj73_unlock(struct mcs_obj73_stock __percpu *pcpu,
+					     struct mcs_obj73_stock *stock)
 {
 	if (stock)
-		local_unlock(&mcs_obj73_stock.lock);
+		local_unlock(&pcpu->lock);
 }
 
 /*
@@ -127,6 +150,98 @@ static __always_inline bool mcs_obj73_consume(struct mcs_objcg *objcg,
 }
 
 /*
+ * The byte take of a plain charge from instance @pcpu, whose @stock the
+ * caller tried to lock: the scan, the unlock.  A busy stock is an answer.
+ */
+static __always_inline enum mcs_stock_answer
+mcs_obj73_take_fast(struct mcs_obj73_stock __percpu *pcpu, struct mcs_obj73_stock *stock,
+		    struct mcs_objcg *objcg, unsigned int size)
+{
+	bool hit;
+
+	if (!stock)
+		return MCS_TAKE_BUSY;
+	hit = mcs_obj73_consume(objcg, stock, size);
+	mcs_obj73_unlock(pcpu, stock);
+	return hit ? MCS_TAKE_HIT : MCS_TAKE_MISS;
+}
+
+/*
+ * The byte put of a plain uncharge into instance @pcpu, whose @stock the
+ * caller tried to lock: the out-of-line refill (which takes a busy
+ * stock's bytes to the leftover), the unlock.  The section is the mode
+ * fence (see mcs_decoupled_pages_put_fast()): a refused fence is a busy
+ * stock.  Returns the whole pages that the caller gives back once the
+ * section is left; never -1 (the refill takes what a busy stock refuses).
+ */
+static __always_inline int mcs_obj73_put_fast(struct mcs_obj73_stock __percpu *pcpu,
+					      struct mcs_obj73_stock *stock,
+					      struct mcs_objcg *objcg, unsigned int nr_bytes,
+					      enum mcs_stock_mode mode)
+{
+	unsigned int nr_pages;
+
+	if (stock && unlikely(!mcs_mode_fence_holds(mode))) {
+		mcs_obj73_unlock(pcpu, stock);
+		stock = NULL;
+	}
+	nr_pages = mcs_obj73_refill(objcg, stock, nr_bytes, true);
+	mcs_obj73_unlock(pcpu, stock);
+	return nr_pages;
+}
+
+/*
+ * The byte take of the interface, accounting included, from instance
+ * @pcpu, whose @stock the caller tried to lock: a busy stock is a miss
+ * (and counted).
+ */
+static __always_inline bool mcs_obj73_take(struct mcs_obj73_stock __percpu *pcpu,
+					   struct mcs_obj73_stock *stock,
+					   struct mcs_objcg *objcg, unsigned int size,
+					   bool account, int nid, enum mcs_slab_item item)
+{
+	bool ret;
+
+	if (!stock) {
+		mcs_objcg_trylock_fail(objcg);
+		return false;
+	}
+	ret = mcs_obj73_consume(objcg, stock, size);
+	if (ret && account)
+		mcs_obj73_account(objcg, stock, size, nid, item);
+	mcs_obj73_unlock(pcpu, stock);
+	return ret;
+}
+
+/*
+ * The byte put of the interface into instance @pcpu, whose @stock the
+ * caller tried to lock, fenced inside its section (a refused fence is a
+ * busy stock); @allow_uncharge: see mcs_obj73_refill().  Returns the whole
+ * pages to give back once the section is left.
+ */
+static __always_inline unsigned int
+mcs_obj73_put(struct mcs_obj73_stock __percpu *pcpu, struct mcs_obj73_stock *stock,
+	      struct mcs_objcg *objcg, unsigned int nr_bytes, bool allow_uncharge,
+	      bool account, int acct, int nid, enum mcs_slab_item item,
+	      enum mcs_stock_mode mode)
+{
+	unsigned int nr_pages = 0;
+
+	if (stock && !mcs_mode_fence_holds(mode)) {
+		mcs_obj73_unlock(pcpu, stock);
+		stock = NULL;
+	}
+	if (nr_bytes)
+		nr_pages = mcs_obj73_refill(objcg, stock, nr_bytes, allow_uncharge);
+	else if (!stock)
+		mcs_objcg_trylock_fail(objcg);
+	if (account)
+		mcs_obj73_account(objcg, stock, acct, nid, item);
+	mcs_obj73_unlock(pcpu, stock);
+	return nr_pages;
+}
+
+/*
  * The byte take of a plain charge, inline in the entry point as 7.3's
  * consume_obj_stock() is in obj_cgroup_charge(): the out-of-line trylock,
  * the scan, the unlock.
@@ -135,39 +250,20 @@ static __always_inline enum mcs_stock_answer
 mcs_decoupled73_bytes_take_fast(struct mcs_objcg *objcg, unsigned int size,
 				enum mcs_stock_mode mode)
 {
-	struct mcs_obj73_stock *stock = mcs_obj73_trylock_stock();
-	bool hit;
-
-	if (!stock)
-		return MCS_TAKE_BUSY;
-	hit = mcs_obj73_consume(objcg, stock, size);
-	mcs_obj73_unlock_stock(stock);
-	return hit ? MCS_TAKE_HIT : MCS_TAKE_MISS;
+	return mcs_obj73_take_fast(&mcs_obj73_stock, mcs_obj73_trylock_stock(), objcg, size);
 }
 
 /*
  * The byte put of a plain uncharge, inline in the entry point as 7.3's
  * refill_obj_stock() is in obj_cgroup_uncharge(): the out-of-line trylock,
- * the out-of-line refill (which takes a busy stock's bytes to the
- * leftover), the unlock.  The section is the mode fence (see
- * mcs_decoupled_pages_put_fast()): a refused fence is a busy stock.
- * Returns the whole pages that the caller gives back once the section is
- * left; never -1 (the refill takes what a busy stock refuses).
+ * the out-of-line refill, the unlock (mcs_obj73_put_fast()).
  */
 static __always_inline int mcs_decoupled73_bytes_put_fast(struct mcs_objcg *objcg,
 							  unsigned int nr_bytes,
 							  enum mcs_stock_mode mode)
 {
-	struct mcs_obj73_stock *stock = mcs_obj73_trylock_stock();
-	unsigned int nr_pages;
-
-	if (stock && unlikely(!mcs_mode_fence_holds(mode))) {
-		mcs_obj73_unlock_stock(stock);
-		stock = NULL;
-	}
-	nr_pages = mcs_obj73_refill(objcg, stock, nr_bytes, true);
-	mcs_obj73_unlock_stock(stock);
-	return nr_pages;
+	return mcs_obj73_put_fast(&mcs_obj73_stock, mcs_obj73_trylock_stock(), objcg,
+				  nr_bytes, mode);
 }
 
 #endif /* MEMCG_STOCK_DESIGN_DECOUPLED73_H */

@@ -4,7 +4,8 @@
  * low mark when a refill takes them above the high mark, instead of
  * being drained to zero (see design_trim.h, where the take and the put's
  * hit are inline): the marks, the rest of the refill, the drains and the
- * dead-CPU drain.
+ * dead-CPU drain; and the design's obj stock, an instance of 7.3's shape
+ * (design_decoupled73.c has its code).
  *
  * Context rules:
  *  - The rest of the refill runs with this CPU's stock locked by the put,
@@ -30,6 +31,8 @@
 DEFINE_PER_CPU_ALIGNED(struct mcs_trim_stock, mcs_trim_stock) = {
 	.lock = INIT_LOCAL_TRYLOCK(lock),
 };
+
+DEFINE_PER_CPU_ALIGNED(struct mcs_obj73_stock, mcs_trim_obj_stock) = MCS_OBJ73_STOCK_INIT;
 
 /* for the KUnit module only */
 MCS_EXPORT_PER_CPU_NS(mcs_trim_stock);
@@ -200,6 +203,34 @@ void mcs_trim_test_put(struct mcs_memcg *memcg, unsigned int nr_pages)
 }
 EXPORT_SYMBOL_NS_GPL(mcs_trim_test_put, MCS_NS);
 
+/*
+ * This CPU's obj stock, locked, or NULL when it is busy: out of line, as
+ * mcs_obj73_trylock_stock() is for mode "decoupled-7.3".
+ */
+noinline struct mcs_obj73_stock *mcs_trim_obj_trylock(void)
+{
+	if (local_trylock(&mcs_trim_obj_stock.lock))
+		return this_cpu_ptr(&mcs_trim_obj_stock);
+	return NULL;
+}
+
+/* The byte take of the interface: mcs_obj73_take() on our obj stock. */
+bool mcs_trim_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account, int nid,
+			 enum mcs_slab_item item, enum mcs_stock_mode mode)
+{
+	return mcs_obj73_take(&mcs_trim_obj_stock, mcs_trim_obj_trylock(), objcg, size,
+			      account, nid, item);
+}
+
+/* The byte put of the interface: mcs_obj73_put() on our obj stock. */
+unsigned int mcs_trim_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				bool allow_uncharge, bool account, int acct, int nid,
+				enum mcs_slab_item item, enum mcs_stock_mode mode)
+{
+	return mcs_obj73_put(&mcs_trim_obj_stock, mcs_trim_obj_trylock(), objcg, nr_bytes,
+			     allow_uncharge, account, acct, nid, item, mode);
+}
+
 /* Runs on the stock's own CPU, in task context. */
 static void drain_local_stock(struct work_struct *work)
 {
@@ -261,11 +292,50 @@ static void stock_walk(int cpu, mcs_slot_fn fn, void *arg)
 				     READ_ONCE(stock->nr_pages[i]));
 }
 
+/* The obj stock's drain, on its own CPU, in task context. */
+static void drain_local_obj_stock(struct work_struct *work)
+{
+	struct mcs_obj73_stock *stock = container_of(work, struct mcs_obj73_stock, work);
+
+	if (WARN_ONCE(!in_task(), "memcg_stock: %s in atomic context\n", __func__))
+		return;
+	local_lock(&mcs_trim_obj_stock.lock);
+	/* run elsewhere because its CPU went down: hotplug drains that one */
+	if (stock == this_cpu_ptr(&mcs_trim_obj_stock))
+		mcs_obj73_drain(stock);
+	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+	local_unlock(&mcs_trim_obj_stock.lock);
+}
+
+static bool obj_stock_holds(int cpu, struct mcs_memcg *root, bool any_slot)
+{
+	return mcs_obj73_holds(per_cpu_ptr(&mcs_trim_obj_stock, cpu), root);
+}
+
+/* @cpu is dead: nothing runs there, no lock needed. */
+static void obj_stock_cpu_dead(unsigned int cpu)
+{
+	struct mcs_obj73_stock *stock = per_cpu_ptr(&mcs_trim_obj_stock, cpu);
+
+	mcs_obj73_drain(stock);
+	clear_bit(FLUSHING_CACHED_CHARGE, &stock->flags);
+}
+
+static void obj_stock_walk(int cpu, mcs_slot_fn fn, void *arg)
+{
+	mcs_obj73_walk(per_cpu_ptr(&mcs_trim_obj_stock, cpu), cpu, "trim-obj", fn, arg);
+}
+
+static const struct mcs_stock_kind trim_obj_stock_kind =
+	MCS_STOCK_KIND(mcs_trim_obj_stock, struct mcs_obj73_stock, drain_local_obj_stock,
+		       obj_stock_holds, obj_stock_cpu_dead, obj_stock_walk);
+
 static const struct mcs_stock_kind trim_stock_kind =
 	MCS_STOCK_KIND(mcs_trim_stock, struct mcs_trim_stock, drain_local_stock,
 		       stock_holds, stock_cpu_dead, stock_walk);
 
 static const struct mcs_stock_kind *const trim_kinds[] = {
+	&trim_obj_stock_kind,
 	&trim_stock_kind,
 	NULL,
 };
@@ -287,11 +357,11 @@ static const struct mcs_bench_param trim_params[] = {
 	{}
 };
 
-/* its pages: a local_trylock_t section per event; its bytes: the objcg's atomic leftover */
+/* a local_trylock_t section per event, pages and bytes */
 const struct mcs_mode_info mcs_mode_trim = {
 	.group = "decoupled",
 	.abbr = "trim",
-	.cycles = MCS_CYCLES_TRYLOCK_PAGES "," MCS_CYCLES_OBJCG_ATOMIC,
+	.cycles = MCS_CYCLES_TRYLOCK_PAGES "," MCS_CYCLES_TRYLOCK_BYTES,
 	.params = trim_params,
 	/* trimming to a quarter and to three quarters of a batch */
 	.settings = "trim_low=16|trim_low=48",

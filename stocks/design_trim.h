@@ -31,12 +31,13 @@
  * With trim_low 0 a trim is "decoupled"'s overflow drain, but the slot
  * stays taken.
  *
- * Bytes go through the objcg's atomic leftover ("objcg-atomic", as in
- * "none" and "hahn-v6"): the patch changes the page stock only, and the
- * obj stock upstream keeps is design "decoupled"'s own, which no other
- * design's exclusion may enter (stock_designs.h, the switch rules).  The
- * byte rows of this mode therefore measure "objcg-atomic", not an obj
- * stock.
+ * Bytes go through an obj stock of the shape of Linux 7.3's, the one of
+ * mode "decoupled-7.3" (design_decoupled73.h), as the patch leaves the obj
+ * stock alone: a 7.4 kernel with the trim has 7.3's obj stock beside the
+ * trimmed page stock.  The instance is this design's own
+ * (mcs_trim_obj_stock, under its own local_trylock_t); the code is that
+ * shape's.  So the page rows of this mode compare with "decoupled"'s and
+ * its byte rows with "decoupled-7.3"'s.
  *
  * Context: takes and puts in any context, trylock only (on PREEMPT_RT,
  * hardirq and NMI callers find the stock busy and use the counters); a
@@ -49,6 +50,7 @@
 #define MEMCG_STOCK_DESIGN_TRIM_H
 
 #include "design_common.h"
+#include "design_decoupled73.h"
 
 /* The most the high mark may be: a batch, and a slot's u8 fits two. */
 #define MCS_TRIM_MAX		MCS_CHARGE_BATCH
@@ -85,6 +87,7 @@ struct mcs_trim_stock {
 };
 
 DECLARE_PER_CPU_ALIGNED(struct mcs_trim_stock, mcs_trim_stock);
+DECLARE_PER_CPU_ALIGNED(struct mcs_obj73_stock, mcs_trim_obj_stock);
 
 extern const struct mcs_design mcs_design_trim;
 
@@ -111,6 +114,12 @@ void mcs_trim_pages_put(struct mcs_memcg *memcg, unsigned int nr_pages,
 			enum mcs_stock_mode mode);
 void mcs_trim_refill_locked(struct mcs_trim_stock *stock, struct mcs_memcg *memcg,
 			    unsigned int nr_pages);
+struct mcs_obj73_stock *mcs_trim_obj_trylock(void);
+bool mcs_trim_bytes_take(struct mcs_objcg *objcg, unsigned int size, bool account, int nid,
+			 enum mcs_slab_item item, enum mcs_stock_mode mode);
+unsigned int mcs_trim_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes,
+				bool allow_uncharge, bool account, int acct, int nid,
+				enum mcs_slab_item item, enum mcs_stock_mode mode);
 
 /*
  * Take @nr_pages (1 to MCS_CHARGE_BATCH) of @memcg from this CPU's stock:
@@ -203,41 +212,22 @@ static __always_inline bool mcs_trim_pages_put_fast(struct mcs_memcg *memcg,
 	return true;
 }
 
-/* ---- bytes: the objcg's atomic leftover ("objcg-atomic") --------------- */
+/* ---- bytes: an obj stock of 7.3's shape, this design's own ------------- */
 
-static __always_inline bool mcs_trim_bytes_take(struct mcs_objcg *objcg, unsigned int size,
-						bool account, int nid,
-						enum mcs_slab_item item,
-						enum mcs_stock_mode mode)
-{
-	return mcs_objcg_atomic_take(objcg, size, account, nid, item);
-}
-
-/* Whole pages of the sum go back to the counters inside: none to return. */
-static __always_inline unsigned int
-mcs_trim_bytes_put(struct mcs_objcg *objcg, unsigned int nr_bytes, bool allow_uncharge,
-		   bool account, int acct, int nid, enum mcs_slab_item item,
-		   enum mcs_stock_mode mode)
-{
-	mcs_objcg_atomic_put(objcg, nr_bytes, account, acct, nid, item);
-	return 0;
-}
-
-/* The root objcg's charges are the slow path's (it charges nothing). */
+/* The take of a plain byte charge: as mode "decoupled-7.3"'s, on our stock. */
 static __always_inline enum mcs_stock_answer
 mcs_trim_bytes_take_fast(struct mcs_objcg *objcg, unsigned int size, enum mcs_stock_mode mode)
 {
-	if (likely(!objcg->is_root) &&
-	    mcs_trim_bytes_take(objcg, size, false, NUMA_NO_NODE, 0, mode))
-		return MCS_TAKE_HIT;
-	return MCS_TAKE_MISS;
+	return mcs_obj73_take_fast(&mcs_trim_obj_stock, mcs_trim_obj_trylock(), objcg, size);
 }
 
+/* The put of a plain byte uncharge: as mode "decoupled-7.3"'s, on our stock. */
 static __always_inline int mcs_trim_bytes_put_fast(struct mcs_objcg *objcg,
 						   unsigned int nr_bytes,
 						   enum mcs_stock_mode mode)
 {
-	return mcs_trim_bytes_put(objcg, nr_bytes, true, false, 0, NUMA_NO_NODE, 0, mode);
+	return mcs_obj73_put_fast(&mcs_trim_obj_stock, mcs_trim_obj_trylock(), objcg,
+				  nr_bytes, mode);
 }
 
 #endif /* MEMCG_STOCK_DESIGN_TRIM_H */
