@@ -17,7 +17,7 @@ MCS_DEVDIR ?= /usr/src/memcg_stock/$(KRELEASE)
 DESTDIR ?=
 DEPMOD ?= depmod
 
-.PHONY: all ab emu-check modules kdir-check help run_tests install uninstall dkms-install dkms-uninstall \
+.PHONY: all ab footprint stock-part emu-check modules kdir-check help run_tests install uninstall dkms-install dkms-uninstall \
 	deps kunit vmtest compile-check compile-6.1 lint dkms-check check bench soak clean bench-running bench-profile trace
 
 all: modules
@@ -41,6 +41,8 @@ help:
 	@echo '  make emu-check      does qemu TCG fault under an NMI load without the module (EMU_SECONDS)'
 	@echo '  make bench          A/B benchmark of the stock modes (BENCH_*_KERNELS, or KERNEL= and KDIR=)'
 	@echo '  make ab A=M B=M     two stock modes side by side in one icount guest, in minutes'
+	@echo '  make footprint      bytes per memcg, kmalloc against the kmem_caches, on 1, 2, 4 nodes'
+	@echo '  make stock-part     the page pair against the kernel stock part of its page pair'
 	@echo '  make bench-profile  where the instructions of one charge+uncharge pair go (TCG plugin)'
 	@echo '  make trace          record a Debian kernel'"'"'s own charge stream under WORKLOAD= (many-cgroups, fork-storm, stress-fork, stress-switch, kbuild, loopback)'
 	@echo '  make bench-running  as root: the benchmark on the running kernel, PMU counters where there are'
@@ -138,6 +140,12 @@ bench-running:
 
 ab: deps
 	A=$(A) B=$(B) scripts/bench/ab.sh
+
+footprint: deps
+	scripts/bench/footprint.sh
+
+stock-part: deps
+	scripts/bench/stock-part.sh
 
 trace: deps
 	scripts/bench/trace.sh $(or $(WORKLOAD),many-cgroups)

@@ -273,9 +273,10 @@ qemu_watched() {
 
 # run_qemu SPEC DIR JOBS [ICOUNT]: the job list in a qemu kernel
 run_qemu() {
-	local spec=$1 V=$2 jobs=$3 icount=${4:-} name smp vmlinuz kdir M total t0 files=$2/none
-	read -r name smp _ <<<"$(mcs_kernel_spec "$spec")"
+	local spec=$1 V=$2 jobs=$3 icount=${4:-} name smp numa vmlinuz kdir M total t0 files=$2/none
+	read -r name smp numa <<<"$(mcs_kernel_spec "$spec")"
 	((smp > 0)) || smp=$ncpus
+	((numa > 0)) || numa=1
 	read -r vmlinuz kdir _ <<<"$(mcs_qemu_kernel "$name")"
 	[[ -n $kdir ]] || die "kernel $name not available"
 	mkdir -p "$V"
@@ -324,14 +325,14 @@ run_qemu() {
 	# the traces, where the job list replays any
 	grep -q '^file=' "$jobs" && files=$B/traces
 	MCS_MIN_CPUS=$smp "$MCS_BENCH_DIR/../rig/mkinitramfs.sh" "$V/initramfs.cpio.gz" "$M" "$files" "$V/run.sh"
-	meta "$V" "kernel=$spec" "smp=$smp" "icount=${icount:-off}" "load_before=$(cat /proc/loadavg)"
+	meta "$V" "kernel=$spec" "smp=$smp" "numa=$numa" "icount=${icount:-off}" "load_before=$(cat /proc/loadavg)"
 	t0=$SECONDS
 	for try in 1 2; do
 		if [[ -n $icount ]]; then
-			MCS_ACCEL=tcg QEMU_ICOUNT=$icount QEMU_TIMEOUT=$((total * 30 + 600)) \
+			MCS_ACCEL=tcg QEMU_ICOUNT=$icount QEMU_TIMEOUT=$((total * 30 + 600)) QEMU_NUMA=$numa \
 				qemu_watched "$vmlinuz" "$V/initramfs.cpio.gz" "$V/console.log" "$smp" && break
 		else
-			QEMU_TIMEOUT=$((total * (ms + 3000) / 1000 + 300)) \
+			QEMU_TIMEOUT=$((total * (ms + 3000) / 1000 + 300)) QEMU_NUMA=$numa \
 				qemu_watched "$vmlinuz" "$V/initramfs.cpio.gz" "$V/console.log" "$smp" && break
 		fi
 		mv "$V/console.log" "$V/console.stalled$try.log"

@@ -1353,11 +1353,15 @@ if cal:
              "is the same: the page rows give decoupled only); each over coupled")
         emit(f"  {'flavour':<8} {'pair':<5} {'design':<13} | {'kernel ' + sn + '/' + so:>16} | "
              f"{'ours, ' + so + ' guest':>18} | {'ours, ' + sn + ' guest':>18} | kernels")
-    for fl, (ko, _, _, kco, bo, _), (kn, _, _, kcn, bn, _) in pairs:
+    for fl, (ko, _, _, kco, bo, _), (kn, _, ser_new, kcn, bn, _) in pairs:
         for name, key, wl, _ in CAL_PAIRS:
             a, b = kernel_pair(kcn, key), kernel_pair(kco, key)
             kr = a / b if not isinstance(a, str) and not isinstance(b, str) and b else None
-            for design in ("decoupled", "decoupled-7.3") if name == "obj" else ("decoupled",):
+            # the modes beside the kernel's accounting of the design that
+            # models the newer kernel (decoupled's: decoupled, decoupled-7.3)
+            newer = [m for m in KCOST_MODES
+                     if DESIGN[m]["design"] == DESIGN[models(ser_new)]["design"]]
+            for design in newer if name == "obj" else newer[:1]:
                 cells = []
                 for boots in (bo, bn):
                     v = [x / y if y == y and y else float("nan") for x, y in

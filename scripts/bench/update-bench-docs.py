@@ -23,6 +23,15 @@ update-bench-docs.py --ab [AB_TXT]: the table of the last `make ab` (default
 $MCS_OUT/ab/ab.txt) into docs/benchmark.md, between <!-- ab:begin --> and
 <!-- ab:end -->.
 
+update-bench-docs.py --footprint [FOOTPRINT_TXT]: the table of the last
+`make footprint` (default $MCS_OUT/footprint/footprint.txt) into
+docs/design.md, between <!-- footprint:begin --> and <!-- footprint:end -->.
+
+update-bench-docs.py --stock-part [STOCK_PART_TXT]: the table of the last
+`make stock-part` (default $MCS_OUT/stock-part/stock-part.txt) into
+docs/benchmark-details.md, between <!-- stock-part:begin --> and
+<!-- stock-part:end -->.
+
 update-bench-docs.py --verdict: only the verdict blocks, from the report
 that docs/bench-report.md holds.
 
@@ -50,6 +59,7 @@ TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DOC = os.path.join(TREE, "docs", "benchmark.md")                 # the summary
 REPORT_DOC = os.path.join(TREE, "docs", "bench-report.md")       # the whole report
 PROFILE_DOC = os.path.join(TREE, "docs", "benchmark-details.md")  # the profile
+DESIGN_DOC = os.path.join(TREE, "docs", "design.md")             # the footprint
 BEGIN = "<!-- bench:begin -->"
 END = "<!-- bench:end -->"
 README = os.path.join(TREE, "README.md")                         # the verdict
@@ -57,6 +67,15 @@ VERDICT_BEGIN = "<!-- verdict:begin -->"
 VERDICT_END = "<!-- verdict:end -->"
 REPORT_BEGIN = "<!-- report:begin -->"
 REPORT_END = "<!-- report:end -->"
+# the tables of one command each: option -> (doc, block tag, default file
+# under $MCS_OUT, the command that writes it)
+TABLES = {
+    "--ab": (DOC, "ab", os.path.join("ab", "ab.txt"), "make ab A=.. B=.."),
+    "--footprint": (DESIGN_DOC, "footprint", os.path.join("footprint", "footprint.txt"),
+                    "make footprint"),
+    "--stock-part": (PROFILE_DOC, "stock-part", os.path.join("stock-part", "stock-part.txt"),
+                     "make stock-part"),
+}
 WIDTH = 120     # the longest line of a generated block (scripts/checks/docs-check.py)
 
 
@@ -273,17 +292,18 @@ def main():
                          profile_block(path))])
         print("update-bench-docs: %s updated from %s" % (os.path.relpath(PROFILE_DOC, TREE), path))
         return
-    if len(sys.argv) > 1 and sys.argv[1] == "--ab":
+    if len(sys.argv) > 1 and sys.argv[1] in TABLES:
+        doc, tag, default, command = TABLES[sys.argv[1]]
         out = os.environ.get("MCS_OUT") or os.path.join(TREE, ".out")
-        path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(out, "ab", "ab.txt")
+        path = sys.argv[2] if len(sys.argv) > 2 else os.path.join(out, default)
         try:
             with open(path) as f:
                 table = f.read().rstrip("\n")
         except OSError as e:
-            sys.exit("update-bench-docs: no A/B table (%s): run `make ab A=.. B=..` first" % e)
-        replace_blocks([(DOC, "<!-- ab:begin -->", "<!-- ab:end -->",
-                         "<!-- ab:begin -->\n```text\n%s\n```\n<!-- ab:end -->" % table)])
-        print("update-bench-docs: the A/B table of %s from %s" % (os.path.relpath(DOC, TREE), path))
+            sys.exit("update-bench-docs: no table (%s): run `%s` first" % (e, command))
+        replace_blocks([(doc, "<!-- %s:begin -->" % tag, "<!-- %s:end -->" % tag,
+                         "<!-- %s:begin -->\n```text\n%s\n```\n<!-- %s:end -->" % (tag, table, tag))])
+        print("update-bench-docs: the %s table of %s from %s" % (tag, os.path.relpath(doc, TREE), path))
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--verdict":
         try:

@@ -43,6 +43,13 @@ true of this tree.  Checks README.md, docs/*.md and CHANGELOG.md and fails
     it names; docs/benchmark.md shows a summary of it); a failed check, a
     table the check cannot find, a tag with no check or a check with no tag
     fails;
+  - the verdict blocks of README.md and docs/benchmark.md, unless they are
+    what scripts/bench/verdict.py makes of the report; docs/design.md's
+    footprint table (make footprint), unless it has 1, 2 and 4 nodes, each
+    reading's sums follow from its rows and the rules the text states hold;
+    docs/benchmark-details.md's stock-part table (make stock-part), unless
+    each ratio is its model over its stock part and every ratio more than
+    15 % from 1 has an item "- `KERNEL` ..." below the table naming why;
   - a tracked file (git ls-files) without an SPDX-License-Identifier line,
     other than the documentation (*.md), LICENSE, .gitignore and the files
     of SPDX_EXEMPT, which LICENSE names (a file compressed with xz: in its
@@ -94,6 +101,7 @@ TABLE_WIDTH = 120  # the longest table row of a document
 # The documents whose generated blocks hold the benchmark's figures; the
 # report block of the first is what the claims are checked against.
 REPORT_DOC = os.path.join("docs", "bench-report.md")
+PROFILE_DOC = os.path.join("docs", "benchmark-details.md")
 GEN_DOCS = (REPORT_DOC, os.path.join("docs", "benchmark.md"),
             os.path.join("docs", "benchmark-details.md"))
 
@@ -208,6 +216,9 @@ def source_words():
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import designs  # noqa: E402  (the modes of the binding table)
 import verdict  # noqa: E402  (the verdict table of README.md and docs/benchmark.md)
+import importlib  # noqa: E402
+footprint = importlib.import_module("footprint-table")  # the footprint table of docs/design.md
+stock_part = importlib.import_module("stock-part")  # the page stock-part table of benchmark-details.md
 
 # every mode, and "objcg-atomic", the name of mode "none"'s bytes
 MODE_WORDS = set(designs.names(designs.load())) | {"objcg-atomic"}
@@ -737,6 +748,67 @@ class Checker:
             if b > 60:
                 self.error(path, b + 1, "the verdict starts below the first screen (line 60)")
 
+    def check_footprint(self):
+        """docs/design.md's footprint table (`make footprint`) has a reading
+        for 1, 2 and 4 nodes, each whose sums follow from its rows, and the
+        rules the text states hold in it: the saving grows with the node
+        count, and the memcg struct grows by one pointer per node."""
+        path = os.path.join(TREE, "docs", "design.md")
+        lines = read(path).split("\n")
+        try:
+            b = lines.index("<!-- footprint:begin -->")
+            e = lines.index("<!-- footprint:end -->", b)
+        except ValueError:
+            self.error(path, 1, "no <!-- footprint:begin --> ... <!-- footprint:end --> block")
+            return
+        rows = footprint.table_rows("\n".join(lines[b + 1:e]))
+        nodes = [r["nodes"] for r in rows]
+        if not {1, 2, 4} <= set(nodes):
+            self.error(path, b + 1, "the footprint table has node counts %s, not 1, 2 and 4 "
+                       "(make footprint; update-bench-docs.py --footprint)" % nodes)
+            return
+        rows.sort(key=lambda r: r["nodes"])
+        for r in rows:
+            why = footprint.check(r)
+            if why:
+                self.error(path, b + 1, "footprint, %d node(s): %s" % (r["nodes"], why))
+        for a, z in zip(rows, rows[1:]):
+            if z["per_memcg"][2] <= a["per_memcg"][2]:
+                self.error(path, b + 1, "footprint: saved %d on %d nodes is not above %d on %d, "
+                           "but the text says the saving grows with the nodes" % (
+                               z["per_memcg"][2], z["nodes"], a["per_memcg"][2], a["nodes"]))
+            grow = z["mcs_memcg"][0] - a["mcs_memcg"][0]
+            if grow != 8 * (z["nodes"] - a["nodes"]):
+                self.error(path, b + 1, "footprint: the memcg struct grows by %d bytes from %d to "
+                           "%d nodes, not one pointer per node" % (grow, a["nodes"], z["nodes"]))
+
+    def check_stock_part(self):
+        """docs/benchmark-details.md's stock-part table (`make stock-part`):
+        each ratio is its model over its stock part, and each kernel whose
+        ratio is more than 15 % from 1 has its differences named in a list
+        item "- `KERNEL`: ..." of the paragraphs after the table."""
+        path = os.path.join(TREE, PROFILE_DOC)
+        lines = read(path).split("\n")
+        try:
+            b = lines.index("<!-- stock-part:begin -->")
+            e = lines.index("<!-- stock-part:end -->", b)
+        except ValueError:
+            self.error(path, 1, "no <!-- stock-part:begin --> ... <!-- stock-part:end --> block")
+            return
+        rows = stock_part.table_rows("\n".join(lines[b + 1:e]))
+        if not rows:
+            self.error(path, b + 1, "the stock-part table has no row (make stock-part; "
+                       "update-bench-docs.py --stock-part)")
+        after = "\n".join(lines[e + 1:e + 80])
+        for kernel, stock, model, ratio in rows:
+            if stock <= 0 or abs(model / stock - ratio) > 0.006:
+                self.error(path, b + 1, "stock-part, %s: ratio %.2f is not %.1f / %.1f" % (
+                    kernel, ratio, model, stock))
+            elif abs(ratio - 1) > stock_part.GAP and "- `%s` " % kernel not in after:
+                self.error(path, e + 1, "stock-part, %s: ratio %.2f is more than %d %% from 1 and "
+                           "no item \"- `%s` ...\" names why" % (
+                               kernel, ratio, stock_part.GAP * 100, kernel))
+
     def check_spdx(self):
         """Every tracked file but the documentation carries the SPDX line."""
         try:
@@ -795,6 +867,8 @@ def main():
     c.check_widths(files, report)
     c.check_claims(files)
     c.check_verdict()
+    c.check_footprint()
+    c.check_stock_part()
     c.check_spdx()
     testing = os.path.join(TREE, "docs", "testing.md")
     if os.path.isfile(testing):
