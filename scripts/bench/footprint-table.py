@@ -96,8 +96,8 @@ def main(argv):
         if why:
             sys.exit("footprint-table: %s: %s" % (path, why))
         rows.append(r)
-    print("Footprint of one memcg in bytes (debugfs slab, kmem_cache mode), by NUMA node count, on "
-          "%s, qemu %s" % (meta.get("uname", "?"), meta.get("qemu", "?").split(" ")[0]))
+    print("Bytes per memcg by NUMA node count (debugfs slab, kmem_cache mode), %s, qemu %s" % (
+        meta.get("uname", "?"), meta.get("qemu", "?").split(" ")[0]))
     print(HEAD)
     for r in sorted(rows, key=lambda r: r["nodes"]):
         print(row(r))

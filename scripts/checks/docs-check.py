@@ -515,6 +515,57 @@ def claim_peak(b):
                                                                                bound)
 
 
+def replay_rows(b, kernel, mode):
+    """{trace: (insns/event, hit %, stranded end, drains, insns/drain)} of
+    @mode in the replay tables of @kernel (one table per trace and kernel:
+    read from the text, the cells of one section keep the first table only)."""
+    out, trace, k, inside = {}, None, None, False
+    for line in b.text.split("\n"):
+        if line.startswith("== "):
+            inside = line.startswith("== Replays of recorded charge streams")
+            continue
+        if not inside:
+            continue
+        m = re.match(r"^  (\S+\.mcstrace): workload", line)
+        if m:
+            trace = m.group(1)
+            continue
+        m = re.match(r"^  (\S+), \d+ boots?:", line)
+        if m:
+            k = m.group(1)
+            continue
+        cells = [c.strip() for c in line.split("|")]
+        if k == kernel and trace and len(cells) > 5 and cells[0] == mode:
+            try:
+                out[trace] = (num(cells[1]), num(cells[2].rstrip(" %")),
+                              int(cells[3].split("/")[0]), int(cells[4]), num(cells[5]))
+            except ValueError:
+                raise Unsupported("replay row of %s, %s, %s: %r" % (mode, kernel, trace, line))
+    if not out:
+        raise Unsupported("no replay row of %s on %s" % (mode, kernel))
+    return out
+
+
+def claim_trim_replays(b):
+    """trim against its twin but for the trim (decoupled-7.3), 6.12 generic:
+    more pages left in the stocks in every trace, at most a sixth more
+    instructions per event, and cheaper drains in most traces."""
+    trim = replay_rows(b, "deb-amd64", "trim")
+    twin = replay_rows(b, "deb-amd64", "decoupled-7.3")
+    if set(trim) != set(twin):
+        return "traces of trim %s, of decoupled-7.3 %s" % (sorted(trim), sorted(twin))
+    cheaper = 0
+    for t in sorted(trim):
+        a, z = twin[t], trim[t]
+        if not z[2] > a[2]:
+            return "%s: trim leaves %d pages, decoupled-7.3 %d" % (t, z[2], a[2])
+        if not z[0] <= a[0] * 7 / 6:
+            return "%s: trim %.1f instructions per event, decoupled-7.3 %.1f" % (t, z[0], a[0])
+        cheaper += z[4] < a[4]
+    if not cheaper > len(trim) / 2:
+        return "trim's drains are cheaper in %d of %d traces only" % (cheaper, len(trim))
+
+
 # name (the tag in README.md or docs/*.md) -> check: None when the block supports the
 # claim, else what contradicts it
 CLAIMS = {
@@ -531,6 +582,7 @@ CLAIMS = {
     "cross": claim_cross,
     "premature": claim_premature,
     "peak": claim_peak,
+    "trim-replays": claim_trim_replays,
 }
 
 
