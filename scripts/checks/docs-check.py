@@ -800,19 +800,27 @@ class Checker:
             if b > 60:
                 self.error(path, b + 1, "the verdict starts below the first screen (line 60)")
 
+    def block(self, path, tag):
+        """(lines of @path, index of <!-- TAG:begin -->, of <!-- TAG:end -->),
+        or None with an error when the file has no such block."""
+        lines = read(path).split("\n")
+        try:
+            b = lines.index("<!-- %s:begin -->" % tag)
+            return lines, b, lines.index("<!-- %s:end -->" % tag, b)
+        except ValueError:
+            self.error(path, 1, "no <!-- %s:begin --> ... <!-- %s:end --> block" % (tag, tag))
+            return None
+
     def check_footprint(self):
         """docs/design.md's footprint table (`make footprint`) has a reading
         for 1, 2 and 4 nodes, each whose sums follow from its rows, and the
         rules the text states hold in it: the saving grows with the node
         count, and the memcg struct grows by one pointer per node."""
         path = os.path.join(TREE, "docs", "design.md")
-        lines = read(path).split("\n")
-        try:
-            b = lines.index("<!-- footprint:begin -->")
-            e = lines.index("<!-- footprint:end -->", b)
-        except ValueError:
-            self.error(path, 1, "no <!-- footprint:begin --> ... <!-- footprint:end --> block")
+        found = self.block(path, "footprint")
+        if not found:
             return
+        lines, b, e = found
         rows = footprint.table_rows("\n".join(lines[b + 1:e]))
         nodes = [r["nodes"] for r in rows]
         if not {1, 2, 4} <= set(nodes):
@@ -840,13 +848,10 @@ class Checker:
         ratio is more than 15 % from 1 has its differences named in a list
         item "- `KERNEL`: ..." of the paragraphs after the table."""
         path = os.path.join(TREE, PROFILE_DOC)
-        lines = read(path).split("\n")
-        try:
-            b = lines.index("<!-- stock-part:begin -->")
-            e = lines.index("<!-- stock-part:end -->", b)
-        except ValueError:
-            self.error(path, 1, "no <!-- stock-part:begin --> ... <!-- stock-part:end --> block")
+        found = self.block(path, "stock-part")
+        if not found:
             return
+        lines, b, e = found
         rows = stock_part.table_rows("\n".join(lines[b + 1:e]))
         if not rows:
             self.error(path, b + 1, "the stock-part table has no row (make stock-part; "
