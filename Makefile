@@ -18,7 +18,8 @@ DESTDIR ?=
 DEPMOD ?= depmod
 
 .PHONY: all ab footprint stock-part emu-check modules kdir-check help run_tests install uninstall dkms-install dkms-uninstall \
-	deps kunit vmtest compile-check compile-6.1 lint dkms-check check bench soak clean bench-running bench-profile trace
+	deps kunit vmtest compile-check compile-6.1 lint dkms-check check bench soak clean bench-running bench-profile trace \
+	replay-kernel
 
 all: modules
 
@@ -45,6 +46,7 @@ help:
 	@echo '  make stock-part     the page pair against the kernel stock part of its page pair'
 	@echo '  make bench-profile  where the instructions of one charge+uncharge pair go (TCG plugin)'
 	@echo '  make trace          record a Debian kernel'"'"'s own charge stream under WORKLOAD= (many-cgroups, fork-storm, stress-fork, stress-switch, kbuild, loopback)'
+	@echo '  make replay-kernel  each recorded workload: the kernel'"'"'s own stock cost beside its replay (TCG plugin)'
 	@echo '  make bench-running  as root: the benchmark on the running kernel, PMU counters where there are'
 	@echo '  make lint           checkpatch --strict, sparse, API and docs checks'
 	@echo '  make compile-check  W=1 compile check against Debian 6.1, 6.12 and 6.12-rt headers (also: compile-6.1)'
@@ -149,6 +151,9 @@ stock-part: deps
 
 trace: deps
 	scripts/bench/trace.sh $(or $(WORKLOAD),many-cgroups)
+
+replay-kernel: deps
+	scripts/bench/replay-kernel.sh
 
 bench-profile: deps
 	scripts/bench/bench-profile.sh

@@ -7,6 +7,9 @@ MCS-PROFILE result lines and the guest's text symbols) and jobs.txt.  Run r
 of the guest (two per job: PROFILE_MS, then twice that) is interval 2r+1 of
 blocks.txt.  Per job, the profile of one pair is the difference of the two
 runs' block executions, divided by the difference of their operations.
+
+As a module (scripts/bench/replay-kernel.py): read_intervals(), read_console()
+and Symbols read the plugin's intervals and the guest's symbols.
 """
 import base64
 import bisect
@@ -77,6 +80,11 @@ class Symbols:
         if i < 0:
             return "[unknown]", vaddr
         return self.name[i], vaddr - self.addr[i]
+
+    def end(self, start):
+        """The address of the first symbol above @start."""
+        i = bisect.bisect_right(self.addr, start)
+        return self.addr[i] if i < len(self.addr) else start + 4096
 
 
 # The exported entry points: a switch on the mode, then a tail jump to the
@@ -193,4 +201,5 @@ def main():
     print_switch(totals)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -15,12 +15,9 @@
 # scripts/bench/bench-profile.py prints the tables and writes them to
 # $MCS_OUT/profile/profile.txt.
 #
-# The plugin is built against include/qemu/qemu-plugin.h of the qemu source
-# package that matches the installed qemu-system-x86 (its plugin API
-# version must match), fetched once from Debian into $MCS_CACHE/qemu-plugin.
-# The profile boots that qemu, Debian 12's 7.2, whatever MCS_QEMU says: the
-# plugin counts with the inline TB counter that qemu 9 replaced by per-vCPU
-# scoreboards.  Under icount the instructions a guest executes do not
+# The plugin and the marker are built by scripts/bench/profile/tools.sh;
+# the profile boots Debian 12's qemu 7.2, whatever MCS_QEMU says (see
+# there).  Under icount the instructions a guest executes do not
 # depend on the emulator's version (docs/testing.md, "Emulator faults").
 #
 # Environment:
@@ -41,6 +38,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../rig/lib.sh"
+. "$here/profile/tools.sh"
 
 kernel=${PROFILE_KERNEL:-deb-amd64}
 # the default jobs come from the modes' metadata (designs.py profile-jobs)
@@ -55,7 +53,6 @@ kc_loops=${PROFILE_KC_LOOPS:-20000}
 [[ $blocks =~ ^[0-9]+$ ]] || die "PROFILE_BLOCKS=$blocks: expected a number"
 [[ $jobs != *duration_ms* ]] || die "PROFILE_JOBS: leave duration_ms out, PROFILE_MS sets it"
 [[ $jobs =~ [^[:space:]\;] ]] || die "PROFILE_JOBS is empty"
-command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (make deps)"
 export MCS_QEMU=system
 
 P=$MCS_OUT/profile
@@ -69,42 +66,7 @@ mkdir -p "$P/bin"
 	echo "default_jobs=$([[ -z ${PROFILE_JOBS:-} ]] && echo 1 || echo 0)"
 } >"$P/meta.txt"
 
-# qemu_plugin_header: print the directory of a qemu-plugin.h that matches
-# the installed emulator, fetched from its Debian source package once
-qemu_plugin_header() {
-	local ver dir apt tmp orig
-	ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
-		die "qemu-system-x86 is not installed (make deps)"
-	dir=$MCS_CACHE/qemu-plugin/${ver//:/_}
-	if [[ ! -f $dir/qemu-plugin.h ]]; then
-		log "fetching the qemu $ver source for qemu-plugin.h"
-		# source packages only, in a private configuration of their own
-		apt=$MCS_CACHE/apt-src
-		mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-		printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/%s main\n' \
-			"debian bookworm" "debian bookworm-updates" "debian-security bookworm-security" \
-			>"$apt/sources.list"
-		local -a o=(-o Dir::Etc::SourceList="$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-			-o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt/cache")
-		apt-get "${o[@]}" -q update >&2 || die "apt-get update of the source lists failed"
-		tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcs-qemu-src.XXXXXX")
-		(cd "$tmp" && apt-get "${o[@]}" -q source --download-only "qemu=$ver" >&2) ||
-			{ rm -rf "$tmp"; die "cannot download the source of qemu $ver"; }
-		orig=$(ls "$tmp"/qemu_*.orig.tar.* 2>/dev/null | head -1)
-		[[ -n $orig ]] || { rm -rf "$tmp"; die "no upstream tarball in the qemu $ver source"; }
-		tar -xf "$orig" -C "$tmp" --wildcards '*/include/qemu/qemu-plugin.h' ||
-			{ rm -rf "$tmp"; die "no include/qemu/qemu-plugin.h in $orig"; }
-		mkdir -p "$dir"
-		cp "$tmp"/*/include/qemu/qemu-plugin.h "$dir/"
-		rm -rf "$tmp"
-	fi
-	echo "$dir"
-}
-
-hdr=$(qemu_plugin_header)
-gcc -O2 -Wall -shared -fPIC -I"$hdr" -o "$P/tbcount.so" "$here/profile/tbcount.c" ||
-	die "the plugin does not build against $hdr/qemu-plugin.h"
-gcc -static -O2 -Wall -o "$P/bin/mark" "$here/profile/mark.c" || die "mark.c does not build"
+profile_tools "$P" "$P/bin"
 
 read -r name _ _ <<<"$(mcs_kernel_spec "$kernel")"
 read -r vmlinuz kdir _ <<<"$(mcs_qemu_kernel "$name")"

@@ -20,9 +20,16 @@
 # and zlib's tree as bookworm's source package configured on this host
 # (scripts/bench/trace/pkgs.sh).  The guest has 2G of memory for kbuild, else 1G
 # (QEMU_MEM).
+#
+# TRACE_PROFILE=1 (scripts/bench/replay-kernel.sh) boots the guest under qemu
+# -icount shift=0 with the tbcount plugin (scripts/bench/profile/tools.sh):
+# the blocks the kernel ran while the workload ran, then those of the
+# trace's replay through each mode of TRACE_REPLAY_MODES in the same boot,
+# land in .out/trace/WORKLOAD.blocks beside the console log.
 set -euo pipefail
 . "$(dirname "$0")/../rig/lib.sh"
 . "$(dirname "$0")/trace/pkgs.sh"
+. "$(dirname "$0")/profile/tools.sh"
 
 workload=${1:-many-cgroups}
 case $workload in
@@ -31,6 +38,8 @@ many-cgroups | fork-storm | stress-fork | stress-switch | kbuild | loopback) ;;
 esac
 kernel=${TRACE_KERNEL:-deb-amd64}
 smp=${TRACE_SMP:-4}
+profile=${TRACE_PROFILE:-0}
+[[ $profile == [01] ]] || die "TRACE_PROFILE=$profile: expected 0 or 1"
 [[ $kernel == deb-* ]] || die "TRACE_KERNEL=$kernel: recording needs a Debian kernel (deb-FLAVOUR, deb-SERIES-FLAVOUR)"
 
 read -r vmlinuz kdir _ < <(mcs_qemu_kernel "$kernel")
@@ -70,9 +79,17 @@ kbuild)
 	pkg_root_tar toolchain "$pkgdir/toolchain.tar" gcc gcc-12 libc6-dev make binutils
 	src_tar zlib build/zlib "$pkgdir/zlib.tar" ;;
 esac
+prof=()
+rm -f "$out/$workload.blocks"
+if ((profile)); then
+	profile_tools "$out/profile" "$pkgdir"
+	prof=(MCS_QEMU=system MCS_ACCEL=tcg QEMU_ICOUNT=shift=0
+		QEMU_PLUGIN="$out/profile/tbcount.so,out=$out/$workload.blocks")
+fi
 script=$out/guest-$workload.sh
 {
 	printf 'TRACE_WORKLOAD=%s\nTRACE_CGROUPS=%s\n' "$workload" "${TRACE_CGROUPS:-64}"
+	((profile)) && printf 'TRACE_PROFILE=1\nTRACE_REPLAY_MODES="%s"\n' "${TRACE_REPLAY_MODES:-}"
 	printf 'TRACE_ROUNDS=%s\nTRACE_OPS=%s\nTRACE_BYTES=%s\n' "${TRACE_ROUNDS:-12}" "${TRACE_OPS:-}" "${TRACE_BYTES:-32M}"
 	cat "$MCS_SCRIPTS/bench/trace/guest.sh"
 } > "$script"
@@ -84,7 +101,7 @@ mem=1G
 # PREEMPT_RT the port's threaded handler falls behind that flood until the
 # spurious-interrupt detector calls its line stuck ("nobody cared", a call
 # trace that fails the run and lands inside the base64 text)
-QEMU_APPEND="noirqdebug ${QEMU_APPEND:-}" QEMU_TIMEOUT=${QEMU_TIMEOUT:-900} QEMU_MEM=${QEMU_MEM:-$mem} \
+env "${prof[@]}" QEMU_APPEND="noirqdebug ${QEMU_APPEND:-}" QEMU_TIMEOUT=${QEMU_TIMEOUT:-900} QEMU_MEM=${QEMU_MEM:-$mem} \
 	"$MCS_RIG/qemu-run.sh" "$vmlinuz" "$out/initramfs.cpio.gz" "$logf" "$smp" || true
 mcs_check_console "$logf"
 grep -q '^MCS-VERDICT: PASS' "$logf" || die "the guest failed (see $logf)"

@@ -32,6 +32,11 @@ update-bench-docs.py --stock-part [STOCK_PART_TXT]: the table of the last
 docs/benchmark-details.md, between <!-- stock-part:begin --> and
 <!-- stock-part:end -->.
 
+update-bench-docs.py --replay-kernel [REPLAY_KERNEL_TXT]: the table of the
+last `make replay-kernel` (default $MCS_OUT/replay-kernel/replay-kernel.txt)
+into docs/benchmark-details.md, between <!-- replay-kernel:begin --> and
+<!-- replay-kernel:end -->.
+
 update-bench-docs.py --verdict: only the verdict blocks, from the report
 that docs/bench-report.md holds.
 
@@ -75,6 +80,8 @@ TABLES = {
                     "make footprint"),
     "--stock-part": (PROFILE_DOC, "stock-part", os.path.join("stock-part", "stock-part.txt"),
                      "make stock-part"),
+    "--replay-kernel": (PROFILE_DOC, "replay-kernel", os.path.join("replay-kernel", "replay-kernel.txt"),
+                        "make replay-kernel"),
 }
 WIDTH = 120     # the longest line of a generated block (scripts/checks/docs-check.py)
 

@@ -219,6 +219,7 @@ import verdict  # noqa: E402  (the verdict table of README.md and docs/benchmark
 import importlib  # noqa: E402
 footprint = importlib.import_module("footprint-table")  # the footprint table of docs/design.md
 stock_part = importlib.import_module("stock-part")  # the page stock-part table of benchmark-details.md
+replay_kernel = importlib.import_module("replay-kernel")  # the replay against the kernel, idem
 
 # every mode, and "objcg-atomic", the name of mode "none"'s bytes
 MODE_WORDS = set(designs.names(designs.load())) | {"objcg-atomic"}
@@ -566,6 +567,45 @@ def claim_trim_replays(b):
         return "trim's drains are cheaper in %d of %d traces only" % (cheaper, len(trim))
 
 
+def claim_replay_kernel(b):
+    """What docs/benchmark.md says of the replay against the kernel, from
+    the table of docs/benchmark-details.md (not the bench block @b): on
+    6.12 the byte-heavy streams (stress-fork, stress-switch) within 15 % and
+    the page-heavy ones (kbuild, loopback) below the kernel; on 7.x the
+    byte-heavy ones above it; hit rates within 3 points everywhere but
+    many-cgroups on 7.x, where the replay's is at least 20 points below;
+    and the replays' A/B above the kernel's in at least 4 of 5 workloads."""
+    lines = read(os.path.join(TREE, PROFILE_DOC)).split("\n")
+    text = "\n".join(lines[lines.index("<!-- replay-kernel:begin -->"):
+                           lines.index("<!-- replay-kernel:end -->")])
+    rows, ab = replay_kernel.table_rows(text), replay_kernel.ab_rows(text)
+
+    def row(w, ser):
+        for (rw, rs), r in rows.items():
+            if rw == w and rs.startswith(ser):
+                return r
+        raise Unsupported("no row of %s on %s" % (w, ser))
+    for w in ("stress-fork", "stress-switch"):
+        r = row(w, "6.")
+        if abs(r["ratio"] - 1) > 0.15:
+            return "%s on 6.12: ratio %.2f" % (w, r["ratio"])
+        if not row(w, "7.")["ratio"] > 1:
+            return "%s on 7.x: ratio %.2f, not above 1" % (w, row(w, "7.")["ratio"])
+    for w in ("kbuild", "loopback"):
+        if not row(w, "6.")["ratio"] < 1:
+            return "%s on 6.12: ratio %.2f, not below 1" % (w, row(w, "6.")["ratio"])
+    for (w, ser), r in rows.items():
+        d = r["kernel_hit"] - r["replay_hit"]
+        if (w, ser[:1]) == ("many-cgroups", "7"):
+            if d < 20:
+                return "many-cgroups on %s: hit rates %.1f/%.1f" % (ser, r["replay_hit"], r["kernel_hit"])
+        elif abs(d) > 3:
+            return "%s on %s: hit rates %.1f/%.1f" % (w, ser, r["replay_hit"], r["kernel_hit"])
+    above = sum(1 for k, own, _ in ab.values() if own > k)
+    if len(ab) != 5 or above < 4:
+        return "the replays' A/B is above the kernel's in %d of %d workloads" % (above, len(ab))
+
+
 # name (the tag in README.md or docs/*.md) -> check: None when the block supports the
 # claim, else what contradicts it
 CLAIMS = {
@@ -583,6 +623,7 @@ CLAIMS = {
     "premature": claim_premature,
     "peak": claim_peak,
     "trim-replays": claim_trim_replays,
+    "replay-kernel": claim_replay_kernel,
 }
 
 
@@ -842,13 +883,17 @@ class Checker:
                 self.error(path, b + 1, "footprint: the memcg struct grows by %d bytes from %d to "
                            "%d nodes, not one pointer per node" % (grow, a["nodes"], z["nodes"]))
 
+    def details_block(self, tag):
+        """docs/benchmark-details.md and its block TAG (as block())."""
+        path = os.path.join(TREE, PROFILE_DOC)
+        return path, self.block(path, tag)
+
     def check_stock_part(self):
         """docs/benchmark-details.md's stock-part table (`make stock-part`):
         each ratio is its model over its stock part, and each kernel whose
         ratio is more than 15 % from 1 has its differences named in a list
         item "- `KERNEL`: ..." of the paragraphs after the table."""
-        path = os.path.join(TREE, PROFILE_DOC)
-        found = self.block(path, "stock-part")
+        path, found = self.details_block("stock-part")
         if not found:
             return
         lines, b, e = found
@@ -865,6 +910,39 @@ class Checker:
                 self.error(path, e + 1, "stock-part, %s: ratio %.2f is more than %d %% from 1 and "
                            "no item \"- `%s` ...\" names why" % (
                                kernel, ratio, stock_part.GAP * 100, kernel))
+
+    def check_replay_kernel(self):
+        """docs/benchmark-details.md's replay-against-the-kernel table (`make
+        replay-kernel`) has the five replayed workloads on 6.12 and 7.x, each
+        ratio is its replay over its kernel, and each row flagged (more than
+        15 % apart, or hit rates more than 3 points) has its causes named in a
+        list item of the paragraphs after it ("`WORKLOAD` on SERIES")."""
+        path, found = self.details_block("replay-kernel")
+        if not found:
+            return
+        lines, b, e = found
+        rows = replay_kernel.table_rows("\n".join(lines[b + 1:e]))
+        workloads = ("kbuild", "loopback", "stress-fork", "stress-switch", "many-cgroups")
+        for w in workloads:
+            for ser in ("6.12", "7."):
+                if not any(k[0] == w and k[1].startswith(ser) for k in rows):
+                    self.error(path, b + 1, "replay-kernel: no row of %s on %s (make replay-kernel; "
+                               "update-bench-docs.py --replay-kernel)" % (w, ser + ("x" if ser == "7." else "")))
+        after = "\n".join(lines[e + 1:e + 80])
+        for (w, ser), r in rows.items():
+            if abs(r["replay"] / r["kernel"] - r["ratio"]) > 0.006:
+                self.error(path, b + 1, "replay-kernel, %s on %s: ratio %.2f is not %.1f / %.1f" % (
+                    w, ser, r["ratio"], r["replay"], r["kernel"]))
+            out = abs(r["ratio"] - 1) > replay_kernel.GAP or \
+                abs(r["replay_hit"] - r["kernel_hit"]) > replay_kernel.HIT_GAP
+            if out != r["flagged"]:
+                self.error(path, b + 1, "replay-kernel, %s on %s: flagged %s, but ratio %.2f and hit "
+                           "rates %.1f/%.1f" % (w, ser, r["flagged"], r["ratio"], r["replay_hit"],
+                                                r["kernel_hit"]))
+            elif out and "`%s` on %s" % (w, ser) not in after:
+                self.error(path, e + 1, "replay-kernel, %s on %s: ratio %.2f, hit rates %.1f/%.1f, and "
+                           "no item naming \"`%s` on %s\" says why" % (
+                               w, ser, r["ratio"], r["replay_hit"], r["kernel_hit"], w, ser))
 
     def check_spdx(self):
         """Every tracked file but the documentation carries the SPDX line."""
@@ -926,6 +1004,7 @@ def main():
     c.check_verdict()
     c.check_footprint()
     c.check_stock_part()
+    c.check_replay_kernel()
     c.check_spdx()
     testing = os.path.join(TREE, "docs", "testing.md")
     if os.path.isfile(testing):

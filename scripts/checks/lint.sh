@@ -3,7 +3,8 @@
 # lint.sh (`make lint`): the docs check (docs-check.py: README.md, docs/
 # and CHANGELOG.md say only what is true of this tree), the mode lists
 # check (mode-lists.py: the lists of modes that must stay name only modes
-# of the binding table), checkpatch --strict
+# of the binding table), the parsing of `make replay-kernel`
+# (replay-kernel.py --selftest), checkpatch --strict
 # on every .c/.h of the module and of its selftests, sparse (Kbuild C=2)
 # against Debian's 6.12 headers, and api-check.sh (layers, kernel-doc of the
 # API, symbol namespace); zero warnings allowed.
@@ -64,6 +65,8 @@ docs_fail=0
 python3 "$here/docs-check.py" || docs_fail=1
 # the lists of modes that must stay name only the table's modes
 python3 "$here/mode-lists.py" || docs_fail=1
+# the replay-against-the-kernel table's parsing and arithmetic, on a made-up boot
+python3 "$here/../bench/replay-kernel.py" --selftest || docs_fail=1
 fail=0
 
 src=$("$here/../rig/fetch-source.sh" 7)

@@ -13,6 +13,13 @@
 #   TRACE_OPS       stress-ng's bogo ops per instance (default: fork 100,
 #                   switch 20000)
 #   TRACE_BYTES     bytes each loopback client sends (default 32M)
+#   TRACE_PROFILE   set: the tbcount plugin counts the guest's blocks
+#                   (scripts/bench/replay-kernel.sh); /mcs/selftests/mark
+#                   closes an interval before the recording starts and
+#                   after it stops (interval 1: the workload), then the
+#                   trace is replayed through each of TRACE_REPLAY_MODES
+#                   between two more marks (intervals 3, 5, ...), and the
+#                   guest's text symbols follow the trace
 set -u
 D=/sys/kernel/debug/memcg_stock
 CG=/sys/fs/cgroup
@@ -109,11 +116,30 @@ loopback)
 	exit 1 ;;
 esac
 
+mark=:
+[ -n "${TRACE_PROFILE:-}" ] && mark=/mcs/selftests/mark
+$mark
 echo "start workload=$W note=$note" > $D/record || exit 1
 run
 echo stop > $D/record || exit 1
+$mark
 cat $D/record
 cat $D/record_trace > /tmp/trace.bin || exit 1
+if [ -n "${TRACE_PROFILE:-}" ]; then
+	echo "MCS-PROFILE workload $(cat $D/record)"
+	cat /tmp/trace.bin > $D/trace_load || { cat $D/trace_load; echo "MCS-TRACE-FAIL trace_load"; exit 1; }
+	for m in ${TRACE_REPLAY_MODES:-}; do
+		$mark
+		echo "mode=$m workload=replay passes=1" > $D/bench
+		r=$?
+		$mark
+		[ $r -eq 0 ] || { echo "MCS-TRACE-FAIL replay mode=$m"; exit 1; }
+		echo "MCS-PROFILE replay-$m $(cat $D/bench)"
+	done
+	echo MCS-KALLSYMS-BEGIN
+	grep ' [tT] ' /proc/kallsyms | gzip -1 | base64
+	echo MCS-KALLSYMS-END
+fi
 # the cgroups go only after the trace is out: their ids stay meaningful
 for g in $CG/mcs/*/; do rmdir "$g" 2>/dev/null; done
 dmesg -n 1
