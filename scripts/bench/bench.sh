@@ -61,6 +61,11 @@
 #   BENCH_STALL_S         seconds of console silence that count as a hung
 #                         guest (default 300)
 #   BENCH_RESULTS         where the result folders go (default bench-results/)
+#   BENCH_KREPLAY_KERNELS Debian kernels on which `make replay-kernel` runs
+#                         after the rest, its table appended to the report
+#                         (default none: about 17 minutes for deb-amd64 and
+#                         deb-7.x-amd64, and a 1.1 GB debug image per kernel
+#                         fetched once; scripts/bench/replay-kernel.sh)
 # Set a kernel list to "" to skip that part.  With KERNEL= (and KDIR=) set,
 # every part runs on that kernel ("path") and the kcost part not at all: the
 # icount guests of "path" read the kernel's own accounting themselves.
@@ -314,6 +319,12 @@ for k in $wall_kernels; do
 		run_any "$k" "$B/wall/$k/rerun" "$B/wall/$k/noisy-jobs.txt"
 	fi
 done
+kreplay=${BENCH_KREPLAY_KERNELS:-}
+if [[ -n ${kreplay// /} ]]; then
+	log "bench: the replay against the kernel on $kreplay"
+	KREPLAY_KERNELS=$kreplay MCS_OUT=$B "$here/replay-kernel.sh" >"$B/replay-kernel.log" 2>&1 ||
+		die "bench: make replay-kernel failed: $(tail -3 "$B/replay-kernel.log")"
+fi
 meta "$B" "command=make bench" "date=$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	"commit=$(git -C "$MCS_SRC" describe --always --dirty 2>/dev/null || echo unknown)" \
 	"host=$(nproc) cores, $(uname -r)" "seconds=$((SECONDS - t_start))" \
@@ -323,6 +334,9 @@ bench_host_facts >>"$B/meta.txt"
 out=$(bench_results_dir)
 rc=0
 python3 "$here/bench-report.py" "$B" "$out" "$ncpus" || rc=$?
+if [[ -s $B/replay-kernel/replay-kernel.txt && -f $out/bench.txt ]]; then
+	{ echo; cat "$B/replay-kernel/replay-kernel.txt"; } | tee -a "$out/bench.txt"
+fi
 bench_results_latest "$out"
 log "bench: results in $out ($BENCH_RESULTS/latest)"
 exit "$rc"

@@ -298,6 +298,11 @@ HEAD = ("workload        kernel    events | kernel: stock/ev  hit%  rest/ev | mo
         "  hit% | ratio")
 
 
+def series(release):
+    """"6.12" or "6.12-rt" of a release such as 6.12.118+deb12-rt-amd64."""
+    return ".".join(release.split(".")[:2]) + ("-rt" if "-rt-" in release else "")
+
+
 def flag(ratio, dhit):
     return "*" if abs(ratio - 1) > GAP or abs(dhit) > HIT_GAP else " "
 
@@ -318,19 +323,20 @@ def format_rows(rows):
         m = r["replays"][r["model"]]
         ratio = m["stock"] / r["kernel"]
         out.append("%-15s %-8s %7d | %16.1f %5.1f %8.1f | %-14s %8.1f %5.1f | %5.2f%s" % (
-            wl, ".".join(r["release"].split(".")[:2]), r["events"], r["kernel"], r["kernel_hit"],
+            wl, series(r["release"]), r["events"], r["kernel"], r["kernel_hit"],
             r["kernel_charge"], r["model"], m["stock"], m["hit"], ratio,
             flag(ratio, m["hit"] - r["kernel_hit"])))
     ab = []
     for wl in dict.fromkeys(w for w, _ in rows):
-        mine = [(k, r) for (w, k), r in rows.items() if w == wl]
-        old = [(k, r) for k, r in mine if r["model"] == "coupled"]
-        new = [(k, r) for k, r in mine if r["model"] == "decoupled-7.3"]
-        if old and new:
-            o, n = old[0][1], new[0][1]
-            ab.append("%-15s %-5s/%-5s %12.2f | %22.2f | %13.2f" % (
-                wl, ".".join(n["release"].split(".")[:2]), ".".join(o["release"].split(".")[:2]),
-                n["kernel"] / o["kernel"],
+        for rt in (False, True):
+            mine = [r for (w, _), r in rows.items() if w == wl and series(r["release"]).endswith("-rt") == rt]
+            old = [r for r in mine if r["model"] == "coupled"]
+            new = [r for r in mine if r["model"] == "decoupled-7.3"]
+            if not old or not new:
+                continue
+            o, n = old[0], new[0]
+            ab.append("%-15s %-7s/%-7s %10.2f | %22.2f | %13.2f" % (
+                wl, series(n["release"]), series(o["release"]), n["kernel"] / o["kernel"],
                 n["replays"]["decoupled-7.3"]["stock"] / o["replays"]["coupled"]["stock"],
                 o["replays"].get("decoupled-7.3", {}).get("stock", 0) / o["replays"]["coupled"]["stock"]))
     if ab:
@@ -338,7 +344,7 @@ def format_rows(rows):
                    "decoupled-7.3 (of the")
         out.append("new kernel's recording) over coupled (of the old one's), and both designs on the "
                    "old kernel's recording")
-        out.append("workload        kernels       kernel A/B |  replay, own recordings |  same trace")
+        out.append("workload        kernels          kernel A/B |  replay, own recordings |  same trace")
         out.extend(ab)
     out.append("The stock functions of each side, instructions per event (per call, where the function "
                "is entered at its start):")
@@ -354,7 +360,7 @@ def format_rows(rows):
     return out
 
 
-ROW = re.compile(r"^(\S+)\s+(\d+\.\d+)\s+(\d+) \|\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+) \| (\S+)\s+([0-9.]+)"
+ROW = re.compile(r"^(\S+)\s+(\d+\.\d+(?:-rt)?)\s+(\d+) \|\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+) \| (\S+)\s+([0-9.]+)"
                  r"\s+([0-9.]+) \|\s+([0-9.]+)(\*?)$")
 
 
@@ -375,12 +381,12 @@ AB_ROW = re.compile(r"^(\S+)\s+(\S+)\s*/\s*(\S+)\s+([0-9.]+) \|\s+([0-9.]+) \|\s
 
 
 def ab_rows(text):
-    """{workload: (kernel A/B, replay A/B of own recordings, same trace)}."""
+    """{(workload, new series): (kernel A/B, replay A/B of own recordings, same trace)}."""
     rows = {}
     for line in text.splitlines():
         m = AB_ROW.match(line.rstrip())
         if m:
-            rows[m.group(1)] = (float(m.group(4)), float(m.group(5)), float(m.group(6)))
+            rows[(m.group(1), m.group(2))] = (float(m.group(4)), float(m.group(5)), float(m.group(6)))
     return rows
 
 
@@ -425,7 +431,7 @@ def selftest():
     new = dict(r, release="7.3.1", model="decoupled-7.3", kernel=21.0)
     new["replays"] = {"decoupled-7.3": dict(rep, stock=18.0)}
     ab = ab_rows("\n".join(format_rows({("stress-fork", "deb-amd64"): r, ("stress-fork", "deb-7.x"): new})))
-    if ab != {"stress-fork": (1.5, 1.5, 0.0)}:
+    if ab != {("stress-fork", "7.3"): (1.5, 1.5, 0.0)}:
         sys.exit("replay-kernel selftest: the A/B reads back as %s" % ab)
     print("replay-kernel selftest: ok")
 
