@@ -39,8 +39,10 @@ for k in $kernels; do
 	mcs_kernel_spec "$k" >/dev/null
 done
 # dbg_vmlinux RELEASE: the path of the kernel's debug vmlinux, fetched once
+# (Debian ships it as usr/lib/debug/boot/vmlinux-RELEASE, in some packages
+# a link to usr/lib/debug/lib/modules/RELEASE/vmlinux)
 dbg_vmlinux() {
-	local rel=$1 dst=$MCS_CACHE/dbg/vmlinux-$1 tmp deb
+	local rel=$1 dst=$MCS_CACHE/dbg/vmlinux-$1 tmp deb img
 	if [[ ! -s $dst ]]; then
 		mkdir -p "$MCS_CACHE/dbg"
 		tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcs-dbg.XXXXXX")
@@ -48,9 +50,13 @@ dbg_vmlinux() {
 		(cd "$tmp" && mcs_apt apt-get -q download "linux-image-$rel-dbg" >&2) ||
 			{ rm -rf "$tmp"; die "no linux-image-$rel-dbg in the archive: the kernel's inlined stock code cannot be attributed"; }
 		deb=$(ls "$tmp"/*.deb)
-		dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/lib/debug/lib/modules/$rel/vmlinux" >"$dst.tmp" ||
-			{ rm -rf "$tmp" "$dst.tmp"; die "linux-image-$rel-dbg has no usr/lib/debug/lib/modules/$rel/vmlinux"; }
-		mv "$dst.tmp" "$dst"
+		mkdir "$tmp/x"
+		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" --wildcards './usr/lib/debug/*vmlinux*' ||
+			{ rm -rf "$tmp"; die "linux-image-$rel-dbg: cannot unpack its vmlinux"; }
+		img=$(readlink -f "$tmp/x/usr/lib/debug/boot/vmlinux-$rel")
+		[[ -f $img && -s $img ]] ||
+			{ rm -rf "$tmp"; die "linux-image-$rel-dbg has no usr/lib/debug/boot/vmlinux-$rel"; }
+		mv "$img" "$dst"
 		rm -rf "$tmp"
 	fi
 	echo "$dst"
@@ -59,10 +65,13 @@ R=$MCS_OUT/replay-kernel
 rm -rf "$R"
 mkdir -p "$R"
 t0=$SECONDS
+# every kernel's debug image first: a kernel without one stops the run here
 for k in $kernels; do
 	mkdir -p "$R/$k"
 	read -r vmlinuz _ <<<"$(mcs_qemu_kernel "$k")"
 	ln -s "$(dbg_vmlinux "$(basename "$(dirname "$vmlinuz")")")" "$R/$k/vmlinux"
+done
+for k in $kernels; do
 	for w in $workloads; do
 		# the parameters of the shipped traces (docs/trace-format.md)
 		env=()
