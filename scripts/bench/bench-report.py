@@ -1269,9 +1269,7 @@ def kernel_series(k, meta):
     return None
 
 
-def models(series):
-    """The design shaped like the stock of a kernel of @series."""
-    return "decoupled" if series >= (6, 16) else "coupled"
+models = designs.kernel_model    # the design shaped like the stock of a kernel of a series
 
 
 def kernel_pair(kc, key):

@@ -399,6 +399,22 @@ def uses(mode_meta, workload, rt=False):
     return {}
 
 
+# The kernel's own stock, by series: upstream split the stocks in 6.16.
+# Before, its stock has the shape of mode "coupled"; from 6.16 that of
+# "decoupled", whose obj stock exactly as the kernel has it is mode
+# "decoupled-7.3"'s (the same design, stocks/design_decoupled73.h).
+KERNEL_SPLIT = (6, 16)
+KERNEL_MODELS = ("coupled", "decoupled", "decoupled-7.3")
+
+
+def kernel_model(series, obj_as_kernel=False):
+    """The mode shaped like the stock of a kernel of @series, (major, minor):
+    with @obj_as_kernel, from 6.16 the one whose obj stock is the kernel's."""
+    if series < KERNEL_SPLIT:
+        return KERNEL_MODELS[0]
+    return KERNEL_MODELS[2 if obj_as_kernel else 1]
+
+
 def profile_jobs(modes):
     """bench-profile's default jobs: the floor; the pages of every side-by-side
     mode; the bytes of every mode (controls left out) with a byte stock of its
@@ -437,12 +453,19 @@ def main(argv):
         print("\n".join(batching(modes)))
     elif cmd in ("grouped", "ungrouped"):
         print("\n".join(m["mode"] for m in modes if bool(m["group"]) == (cmd == "grouped")))
+    elif cmd == "kernel-models":
+        # the modes that model a kernel before the split and after it, obj stock as the kernel's
+        print(" ".join(dict.fromkeys(kernel_model(v, True) for v in ((6, 12), KERNEL_SPLIT))))
     elif cmd == "profile-jobs":
         print(";".join(profile_jobs(modes)))
     elif cmd == "check":
         errors = check_params(modes)
         if errors:
             print("designs.py: " + "; ".join(errors), file=sys.stderr)
+            return 1
+        missing = [m for m in KERNEL_MODELS if m not in names(modes)]
+        if missing:
+            print(f"designs.py: KERNEL_MODELS names modes the table lacks: {missing}", file=sys.stderr)
             return 1
         print(f"designs.py: {len(modes)} modes: {' '.join(names(modes))}")
     else:

@@ -33,6 +33,14 @@ import re
 import sys
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import designs  # noqa: E402  (kernel_model(): the design shaped like a kernel's stock)
+# bench-profile.py: read_intervals(), read_console(), Symbols and kv()
+bp = importlib.util.module_from_spec(importlib.util.spec_from_file_location(
+    "bench_profile", os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-profile.py")))
+bp.__spec__.loader.exec_module(bp)
+kv = bp.kv
+
 GAP, HIT_GAP = 0.15, 3.0
 # the charge path's stock functions (kernel side), names without .isra etc.
 KSTOCK = re.compile(r"^(try_charge_memcg|memcg_uncharge|(mem_cgroup_)?cancel_charge"
@@ -43,25 +51,13 @@ CHARGE = re.compile(r"memcg|mem_cgroup|objcg|obj_cgroup|obj_stock|page_counter")
 # the replay's own loop, its watchers and samplers (module side)
 HARNESS = re.compile(r"^(mcs_)?replay|_walk$|holds$|^mcs_memcg_(usage|stat|put|get|alloc|free)"
                      r"|^drain_all_sync|^mcs_stock_slots|^mcs_input|^mcs_trace|^trace_")
-MODEL = {"6": "coupled", "7": "decoupled-7.3"}
 PAGE_TAKE, PAGE_MISS = "try_charge_memcg", "page_counter_try_charge"
-
-
-def load_profile_module():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-profile.py")
-    spec = importlib.util.spec_from_file_location("bench_profile", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+# the designs that model a kernel before the split of the stocks and after it
+OLD, NEW = designs.kernel_model((0, 0)), designs.kernel_model(designs.KERNEL_SPLIT, True)
 
 
 def die(msg):
     sys.exit("replay-kernel: " + msg)
-
-
-def kv(line, key):
-    m = re.search(r"(?:^| )%s=(\S+)" % key, line)
-    return m.group(1) if m else None
 
 
 def base(name):
@@ -171,7 +167,7 @@ def kernel_stock(interval, sym, inl):
     for (vaddr, ninsns), (nbytes, execs) in interval.items():
         name, off = sym.resolve(vaddr)
         p = kernel_part(name)
-        if p == "recorder" or (p == "other" and not KSTOCK.match(base(name))):
+        if p in ("recorder", "other"):
             parts[p] += ninsns * execs
             continue
         start = vaddr - off
@@ -267,7 +263,7 @@ def analyse(intervals, results, syms, sym, inl):
     return out
 
 
-def read_row(d, kernel, workload, bp, images):
+def read_row(d, kernel, workload, images):
     log, blocks = os.path.join(d, kernel, workload + ".log"), os.path.join(d, kernel, workload + ".blocks")
     for p in (log, blocks):
         if not os.path.isfile(p):
@@ -287,7 +283,7 @@ def read_row(d, kernel, workload, bp, images):
         images[kernel] = Inlines(vmlinux)
     row = analyse(bp.read_intervals(blocks), results, syms, bp.Symbols(syms), images[kernel].boot(syms))
     row["release"] = release
-    row["model"] = MODEL.get(release.split(".")[0], "decoupled-7.3")
+    row["model"] = designs.kernel_model(tuple(int(v) for v in release.split(".")[:2]), True)
     if row["model"] not in row["replays"]:
         die("%s: the recording was not replayed through %s, the design that models %s"
             % (log, row["model"], release))
@@ -315,9 +311,10 @@ def format_rows(rows):
            "recorded event (its",
            "page and obj stocks, the page counter, try_charge_memcg) and its page stock hit rate, "
            "beside the replay",
-           "of that recording through the design shaped like the kernel's stock (coupled before 6.16, "
-           "decoupled-7.3",
-           "from 6.16); rest/ev = the kernel's other charge-path functions; ratio = replay / kernel;",
+           "of that recording through the design shaped like the kernel's stock (%s before %d.%d, %s"
+           % (OLD, designs.KERNEL_SPLIT[0], designs.KERNEL_SPLIT[1], NEW),
+           "from %d.%d); rest/ev = the kernel's other charge-path functions; ratio = replay / kernel;"
+           % designs.KERNEL_SPLIT,
            "*: more than 15 % from 1 or hit rates more than 3 points apart", HEAD]
     for (wl, kernel), r in rows.items():
         m = r["replays"][r["model"]]
@@ -330,15 +327,15 @@ def format_rows(rows):
     for wl in dict.fromkeys(w for w, _ in rows):
         for rt in (False, True):
             mine = [r for (w, _), r in rows.items() if w == wl and series(r["release"]).endswith("-rt") == rt]
-            old = [r for r in mine if r["model"] == "coupled"]
-            new = [r for r in mine if r["model"] == "decoupled-7.3"]
+            old = [r for r in mine if r["model"] == OLD]
+            new = [r for r in mine if r["model"] == NEW]
             if not old or not new:
                 continue
             o, n = old[0], new[0]
             ab.append("%-15s %-7s/%-7s %10.2f | %22.2f | %13.2f" % (
                 wl, series(n["release"]), series(o["release"]), n["kernel"] / o["kernel"],
-                n["replays"]["decoupled-7.3"]["stock"] / o["replays"]["coupled"]["stock"],
-                o["replays"].get("decoupled-7.3", {}).get("stock", 0) / o["replays"]["coupled"]["stock"]))
+                n["replays"][NEW]["stock"] / o["replays"][OLD]["stock"],
+                o["replays"].get(NEW, {}).get("stock", 0) / o["replays"][OLD]["stock"]))
     if ab:
         out.append("A/B per workload: the kernel's stock per event, new over old, beside the replays' "
                    "decoupled-7.3 (of the")
@@ -414,22 +411,22 @@ def selftest():
                (k + 0x200, 7): (0, 100), (k + 0x300, 50): (0, 100), (k + 0x600, 9): (0, 1000)},
           {}, {(k + 0x400, 30): (0, 100), (k + 0x500, 12): (0, 100)}]
     results = {"workload": "record events=100 lost=0",
-               "replay-coupled": "mode=coupled events=100 passes=1 hits=90 misses=10 verdict=PASS"}
+               "replay-" + OLD: "mode=%s events=100 passes=1 hits=90 misses=10 verdict=PASS" % OLD}
     r = analyse(iv, results, syms, Sym(syms), FunctionLevel())
     # kernel: (10*100 + 5*40 + 20*10) / 100 events; 10 of 100 takes missed
     want = {"kernel": 14.0, "kernel_charge": 7.0, "kernel_hit": 90.0}
     got = {key: r[key] for key in want}
-    rep = r["replays"]["coupled"]
+    rep = r["replays"][OLD]
     if got != want or rep["stock"] != 12.0 or rep["loop"] != 30.0 or rep["hit"] != 90.0:
         sys.exit("replay-kernel selftest: got %s, replay %s; want %s, replay 12.0/30.0/90.0"
                  % (got, rep, want))
-    r["release"], r["model"] = "6.12.1", "coupled"
+    r["release"], r["model"] = "6.12.1", OLD
     back = table_rows("\n".join(format_rows({("stress-fork", "deb-amd64"): r})))
     row = back.get(("stress-fork", "6.12"))
     if not row or row["kernel"] != 14.0 or row["replay"] != 12.0 or row["ratio"] != 0.86 or row["flagged"]:
         sys.exit("replay-kernel selftest: the printed table reads back as %s" % back)
-    new = dict(r, release="7.3.1", model="decoupled-7.3", kernel=21.0)
-    new["replays"] = {"decoupled-7.3": dict(rep, stock=18.0)}
+    new = dict(r, release="7.3.1", model=NEW, kernel=21.0)
+    new["replays"] = {NEW: dict(rep, stock=18.0)}
     ab = ab_rows("\n".join(format_rows({("stress-fork", "deb-amd64"): r, ("stress-fork", "deb-7.x"): new})))
     if ab != {("stress-fork", "7.3"): (1.5, 1.5, 0.0)}:
         sys.exit("replay-kernel selftest: the A/B reads back as %s" % ab)
@@ -443,11 +440,10 @@ def main(argv):
     if len(argv) < 3:
         sys.exit("usage: replay-kernel.py DIR WORKLOADS KERNEL... | --selftest")
     d, workloads, kernels = argv[0], argv[1].split(), argv[2:]
-    bp = load_profile_module()
     rows, images = {}, {}
     for wl in workloads:
         for kernel in kernels:
-            rows[(wl, kernel)] = read_row(d, kernel, wl, bp, images)
+            rows[(wl, kernel)] = read_row(d, kernel, wl, images)
     print("\n".join(format_rows(rows)))
 
 

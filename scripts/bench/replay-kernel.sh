@@ -7,7 +7,8 @@
 # traces), one boot of `make trace` with TRACE_PROFILE=1: under qemu -icount
 # shift=0 the tbcount plugin counts the blocks the kernel runs while the
 # workload runs and its charge stream is recorded, then those of the
-# recording's replay through coupled and decoupled-7.3 in the same boot.
+# recording's replay through the designs shaped like the kernels' stocks
+# (designs.py kernel-models: coupled, decoupled-7.3) in the same boot.
 # scripts/bench/replay-kernel.py sets the kernel's stock part per recorded
 # event and its page stock hit rate beside the replay's, per workload and
 # kernel, and the A/B per workload.  The kernel's stock part counts its
@@ -61,6 +62,8 @@ dbg_vmlinux() {
 	fi
 	echo "$dst"
 }
+# the designs shaped like the kernels' stocks, before the split and after
+models=$(python3 "$here/designs.py" kernel-models) || die "designs.py: the modes do not parse"
 R=$MCS_OUT/replay-kernel
 rm -rf "$R"
 mkdir -p "$R"
@@ -81,7 +84,7 @@ for k in $kernels; do
 		esac
 		log "replay-kernel: $w on $k"
 		t1=$SECONDS
-		env "${env[@]}" TRACE_KERNEL="$k" TRACE_PROFILE=1 TRACE_REPLAY_MODES="coupled decoupled-7.3" \
+		env "${env[@]}" TRACE_KERNEL="$k" TRACE_PROFILE=1 TRACE_REPLAY_MODES="$models" \
 			QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400} MCS_OUT="$R/run" \
 			"$here/trace.sh" "$w" >"$R/$k/$w.out" 2>&1 ||
 			die "replay-kernel: $w on $k failed: $(tail -3 "$R/$k/$w.out")"

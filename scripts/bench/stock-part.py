@@ -23,9 +23,13 @@ STOCK rule), the bench loop and other.  ratio = model / kernel stock part;
 As a module (docs-check.py): parse(text) reads one profile, split() sorts
 one job's functions, table_rows(block) reads the printed table back.
 """
+import os
 import re
 import sys
 import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import designs  # noqa: E402  (kernel_model(): the design shaped like a kernel's stock)
 
 GAP = 0.15
 STOCK = re.compile(r"try_charge|consume_stock|refill_stock|drain_stock|page_counter|trylock_stock"
@@ -87,8 +91,6 @@ def series(release):
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-def model_of(ser):
-    return "decoupled" if ser >= (6, 16) else "coupled"
 
 
 HEAD = ("kernel            release  model     | kernel: pair   stock  vmstat  socket  loop  other |"
@@ -123,7 +125,7 @@ def main(argv):
                 jobs = parse(f.read())
         except OSError as e:
             sys.exit("stock-part: %s" % e)
-        model = model_of(ser)
+        model = designs.kernel_model(ser)
         want = ("kernel pair=skmem", "mode=%s workload=pages" % model)
         missing = [j for j in want if j not in jobs]
         if missing:

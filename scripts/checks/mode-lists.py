@@ -9,6 +9,11 @@ list here is a choice no metadata makes:
                                (the kernel's designs and none): a subset,
                                each name must be a mode
   docs-check.py claim_percpu_stranded  one claim comparing two named modes
+  designs.py KERNEL_MODELS     the modes shaped like the kernel's own stock
+                               before the 6.16 split and after it (one
+                               fact: bench-report's calibration,
+                               stock-part and replay-kernel ask
+                               kernel_model()); each name must be a mode
 
 Besides, every Python script under scripts/ is read for a tuple, list or
 set literal that holds two mode names or more (a for-loop over modes, an
@@ -59,6 +64,7 @@ def literal_names(path, name):
 ALLOWED = {
     ("scripts/bench/bench-report.py", "KCOST_MODES"),
     ("scripts/checks/docs-check.py", "claim_percpu_stranded"),
+    ("scripts/bench/designs.py", "KERNEL_MODELS"),
 }
 MIN_NAMES = 2
 
@@ -119,7 +125,7 @@ def main():
     except (ValueError, KeyError, OSError) as e:
         print(f"mode-lists: designs.py: {e}", file=sys.stderr)
         return 1
-    lists = [("scripts/bench/bench-report.py", "KCOST_MODES")]
+    lists = [("scripts/bench/bench-report.py", "KCOST_MODES"), ("scripts/bench/designs.py", "KERNEL_MODELS")]
     bad = []
     for path, kind in scripts():
         if kind == "py":
